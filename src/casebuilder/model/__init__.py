@@ -1,0 +1,1 @@
+"""Shared typed values used by every stage (times, partial dates, references)."""

@@ -1,0 +1,211 @@
+"""Appending custody entries: every action on a case becomes one line of the custody log.
+
+An action's database rows and its custody entries are written as one unit of work
+(:class:`CaseTransaction`): the rows are flushed, the entries appended to ``custody/log.jsonl``
+and fsynced, then the database commits. If the commit fails the log file is cut back to its
+previous length, so the log never records an action the database does not hold. The database
+keeps a copy of each entry and the log's byte length; a writer that finds the file changed behind
+its back refuses to append and asks for ``casebuilder verify``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session, sessionmaker
+
+from casebuilder.errors import CaseHomeError, CustodyLogError
+from casebuilder.model.clock import Clock, format_utc
+from casebuilder.preservation.canonical import canonical_bytes
+from casebuilder.preservation.merkle import leaf_hash
+from casebuilder.store.schema import CustodyEvent, LogState
+
+#: Actions a custody entry may record. Stages add theirs here so the vocabulary stays in one place.
+ACTIONS = frozenset(
+    {
+        "init",  # the case was created
+        "ingest",  # an original was received (or received again from a new origin)
+        "intake-failed",  # a path could not be taken in
+        "parse",  # a format handler read an item (metadata, text) or failed to
+        "derive",  # a derived file was made from an item
+        "extract",  # claims and incident mentions were extracted from a text
+        "view",  # an item was shown or opened
+        "export",  # data left the case in an export
+        "annotate",  # an analyst added a note
+        "edit",  # an analyst changed a derived record
+        "verify",  # the case was verified
+        "bundle",  # a court bundle was written
+        "checkpoint-note",  # reserved for notes about checkpoints (e.g. a failed time-stamp)
+    }
+)
+
+
+@dataclass(frozen=True)
+class ItemRef:
+    """How an entry names an item: by id and by content, so either can be checked."""
+
+    id: int
+    sha256: str
+    sha512: str
+    size: int
+    role: str
+
+    def as_entry(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "role": self.role,
+            "sha256": self.sha256,
+            "sha512": self.sha512,
+            "size": self.size,
+        }
+
+
+@dataclass
+class CaseTransaction:
+    session: Session
+    case_id: str
+    actor: str
+    tool: str
+    clock: Clock
+    base_size: int
+    pending: list[bytes] = field(default_factory=list)
+    last_time: str = ""
+
+    def record(
+        self,
+        action: str,
+        items: Sequence[ItemRef] = (),
+        details: dict[str, Any] | None = None,
+    ) -> int:
+        """Add one custody entry to this unit of work and return its sequence number."""
+        if action not in ACTIONS:
+            raise CustodyLogError(f"unknown custody action {action!r}")
+        seq = self.base_size + len(self.pending)
+        now = format_utc(self.clock())
+        # Never let one command's entries run backwards if the clock steps back mid-command;
+        # verification flags any backwards step between commands.
+        now = max(now, self.last_time)
+        self.last_time = now
+        entry = {
+            "action": action,
+            "actor": self.actor,
+            "case_id": self.case_id,
+            "details": details or {},
+            "items": [ref.as_entry() for ref in items],
+            "seq": seq,
+            "time": now,
+            "tool": self.tool,
+        }
+        data = canonical_bytes(entry)
+        self.session.add(
+            CustodyEvent(
+                seq=seq,
+                leaf_hash=leaf_hash(data).hex(),
+                action=action,
+                actor=self.actor,
+                time=now,
+                entry=data.decode("utf-8"),
+            )
+        )
+        self.pending.append(data)
+        return seq
+
+
+@contextmanager
+def case_lock(lock_path: Path) -> Iterator[None]:
+    """One writer per case home at a time, across processes."""
+    try:
+        fd = os.open(lock_path, os.O_RDWR | os.O_CREAT, 0o644)
+    except OSError as exc:
+        raise CaseHomeError(f"cannot open the case lock {lock_path}: {exc}") from exc
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        os.close(fd)
+
+
+def last_entry_time(session: Session) -> str:
+    row = session.execute(
+        select(CustodyEvent.time).order_by(CustodyEvent.seq.desc()).limit(1)
+    ).first()
+    return "" if row is None else str(row[0])
+
+
+@contextmanager
+def custody_transaction(
+    sessions: sessionmaker[Session],
+    log_path: Path,
+    lock_path: Path,
+    *,
+    case_id: str,
+    actor: str,
+    tool: str,
+    clock: Clock,
+) -> Iterator[CaseTransaction]:
+    with case_lock(lock_path), sessions() as session:
+        state = session.execute(
+            select(LogState).where(LogState.id == 1).with_for_update()
+        ).scalar_one_or_none()
+        if state is None:
+            raise CustodyLogError("the case database has no log state; was the case initialised?")
+        on_disk = log_path.stat().st_size if log_path.exists() else 0
+        if on_disk != state.byte_length:
+            raise CustodyLogError(
+                f"the custody log {log_path} is {on_disk} bytes but the case recorded "
+                f"{state.byte_length}: it was changed outside casebuilder. Nothing was written; "
+                "run 'casebuilder verify' to see what differs"
+            )
+        tx = CaseTransaction(
+            session=session,
+            case_id=case_id,
+            actor=actor,
+            tool=tool,
+            clock=clock,
+            base_size=state.tree_size,
+            last_time=last_entry_time(session),
+        )
+        try:
+            yield tx
+            if not tx.pending:
+                session.commit()
+                return
+            blob = b"".join(line + b"\n" for line in tx.pending)
+            state.tree_size += len(tx.pending)
+            state.byte_length += len(blob)
+            session.flush()
+        except BaseException:
+            session.rollback()
+            raise
+        _append_and_commit(session, log_path, on_disk, blob)
+
+
+def _append_and_commit(session: Session, log_path: Path, old_length: int, blob: bytes) -> None:
+    fd = os.open(log_path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
+    try:
+        try:
+            written = os.write(fd, blob)
+            if written != len(blob):
+                raise CustodyLogError(f"short write to {log_path}")
+            os.fsync(fd)
+        except OSError as exc:
+            os.ftruncate(fd, old_length)
+            session.rollback()
+            raise CustodyLogError(f"cannot append to the custody log: {exc}") from exc
+        try:
+            session.commit()
+        except BaseException:
+            # The database did not take the action, so the log must not claim it either.
+            os.ftruncate(fd, old_length)
+            os.fsync(fd)
+            raise
+    finally:
+        os.close(fd)

@@ -1,0 +1,273 @@
+"""The write-once, content-addressed store of originals and derived files.
+
+Every file is kept once, under ``objects/sha256/ab/cd/<sha256>``, read-only. Storing streams the
+source exactly once: each chunk is hashed with SHA-256 and SHA-512 (in two threads, since hashlib
+releases the GIL on large buffers) while it is written to a temporary file in the same file
+system; the temporary file is then fsynced, renamed into place, made read-only and its directory
+fsynced. Each written chunk is read back from the temporary file and hashed again, so the stored
+copy is known to carry the digest computed from the source, not just assumed to.
+
+Runs of zero bytes are skipped with a seek instead of written, so a sparse file stays sparse.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import queue
+import shutil
+import stat
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from typing import BinaryIO
+
+from casebuilder.errors import IntakeError, IntegrityError, ObjectMissing, StoreError
+
+CHUNK = 8 * 1024 * 1024
+_ZEROS = bytes(CHUNK)
+_DONE = object()
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    sha256: str
+    sha512: str
+    size: int
+    path: Path
+    already_present: bool
+
+
+@dataclass(frozen=True)
+class Digests:
+    sha256: str
+    sha512: str
+    size: int
+
+
+class _HashWorker:
+    """Feeds chunks to one hash in its own thread; the queue bound keeps memory constant."""
+
+    def __init__(self, algorithm: str) -> None:
+        self.hash = hashlib.new(algorithm)
+        self.queue: queue.Queue[object] = queue.Queue(maxsize=4)
+        self.error: BaseException | None = None
+        self.thread = threading.Thread(target=self._run, daemon=True)
+        self.thread.start()
+
+    def _run(self) -> None:
+        update = self.hash.update
+        while True:
+            chunk = self.queue.get()
+            if chunk is _DONE:
+                return
+            try:
+                update(chunk)  # type: ignore[arg-type]
+            except BaseException as exc:  # noqa: BLE001 - handed back to the caller in finish()
+                self.error = exc
+
+    def put(self, chunk: bytes) -> None:
+        self.queue.put(chunk)
+
+    def finish(self) -> str:
+        self.queue.put(_DONE)
+        self.thread.join()
+        if self.error is not None:
+            raise StoreError(f"hashing failed: {self.error}")
+        return self.hash.hexdigest()
+
+
+def _fsync_dir(path: Path) -> None:
+    fd = os.open(path, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+class ObjectStore:
+    def __init__(self, root: Path, staging: Path) -> None:
+        self.root = root
+        self.staging = staging
+
+    def path_for(self, sha256: str) -> Path:
+        if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
+            raise StoreError(f"not a SHA-256 digest: {sha256!r}")
+        return self.root / "sha256" / sha256[:2] / sha256[2:4] / sha256
+
+    def exists(self, sha256: str) -> bool:
+        return self.path_for(sha256).is_file()
+
+    def open(self, sha256: str) -> BinaryIO:
+        try:
+            return open(self.path_for(sha256), "rb")
+        except FileNotFoundError as exc:
+            raise ObjectMissing(f"stored file {sha256} is missing from the object store") from exc
+
+    def store_file(
+        self,
+        path: Path,
+        *,
+        max_size: int,
+        progress: Callable[[int], None] | None = None,
+    ) -> StoredObject:
+        """Preserve the regular file at ``path``; raises IntakeError if it cannot be read."""
+        try:
+            fd = os.open(path, os.O_RDONLY)
+        except OSError as exc:
+            raise IntakeError(str(path), _os_reason(exc)) from exc
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise IntakeError(str(path), "not a regular file (device, pipe or socket)")
+            _check_size(path, info.st_size, info.st_blocks * 512, max_size, self.staging)
+            with os.fdopen(os.dup(fd), "rb", buffering=0) as source:
+                return self._store_stream(source, progress=progress, label=str(path))
+        finally:
+            os.close(fd)
+
+    def store_stream(
+        self, source: BinaryIO, *, label: str, max_size: int | None = None
+    ) -> StoredObject:
+        """Preserve bytes from an open stream (archive members, attachments, derived files)."""
+        return self._store_stream(source, progress=None, label=label, max_size=max_size)
+
+    def store_bytes(self, data: bytes, *, label: str) -> StoredObject:
+        import io
+
+        return self._store_stream(io.BytesIO(data), progress=None, label=label)
+
+    def _store_stream(
+        self,
+        source: BinaryIO,
+        *,
+        progress: Callable[[int], None] | None,
+        label: str,
+        max_size: int | None = None,
+    ) -> StoredObject:
+        self.staging.mkdir(parents=True, exist_ok=True)
+        tmp_fd, tmp_name = _mkstemp(self.staging)
+        tmp_path = Path(tmp_name)
+        h256, h512, check = _HashWorker("sha256"), _HashWorker("sha512"), _HashWorker("sha256")
+        workers = (h256, h512, check)
+        size = 0
+        try:
+            try:
+                while True:
+                    chunk = source.read(CHUNK)
+                    if not chunk:
+                        break
+                    size += len(chunk)
+                    if max_size is not None and size > max_size:
+                        raise IntakeError(label, f"larger than the limit of {max_size} bytes")
+                    h256.put(chunk)
+                    h512.put(chunk)
+                    if len(chunk) == CHUNK and chunk == _ZEROS:
+                        os.lseek(tmp_fd, len(chunk), os.SEEK_CUR)
+                    else:
+                        _write_all(tmp_fd, chunk)
+                    # Read back what was just written: the stored copy, not the source buffer,
+                    # is what gets the second SHA-256.
+                    check.put(os.pread(tmp_fd, len(chunk), size - len(chunk)))
+                    if progress is not None:
+                        progress(len(chunk))
+            except OSError as exc:
+                raise IntakeError(label, _os_reason(exc)) from exc
+            finally:
+                digests = [w.finish() for w in workers]
+            sha256, sha512, stored_sha256 = digests
+            if stored_sha256 != sha256:
+                raise IntegrityError(
+                    f"{label}: the copy written to the store does not hash like the source "
+                    f"({stored_sha256} != {sha256}); nothing was stored"
+                )
+            os.ftruncate(tmp_fd, size)  # a trailing skipped run of zeros still counts
+            os.fsync(tmp_fd)
+            os.close(tmp_fd)
+            tmp_fd = -1
+            final = self.path_for(sha256)
+            if final.exists():
+                tmp_path.unlink()
+                return StoredObject(sha256, sha512, size, final, already_present=True)
+            final.parent.mkdir(parents=True, exist_ok=True)
+            os.chmod(tmp_path, 0o444)
+            os.replace(tmp_path, final)
+            _fsync_dir(final.parent)
+            return StoredObject(sha256, sha512, size, final, already_present=False)
+        except BaseException:
+            if tmp_fd >= 0:
+                os.close(tmp_fd)
+            tmp_path.unlink(missing_ok=True)
+            raise
+
+    def rehash(self, sha256: str) -> Digests:
+        """Hash a stored file again (both algorithms, one pass)."""
+        path = self.path_for(sha256)
+        if not path.is_file():
+            raise ObjectMissing(f"stored file {sha256} is missing from the object store")
+        h256, h512 = _HashWorker("sha256"), _HashWorker("sha512")
+        size = 0
+        try:
+            with open(path, "rb", buffering=0) as fh:
+                while chunk := fh.read(CHUNK):
+                    size += len(chunk)
+                    h256.put(chunk)
+                    h512.put(chunk)
+        finally:
+            d256, d512 = h256.finish(), h512.finish()
+        return Digests(d256, d512, size)
+
+    def iter_object_names(self) -> list[str]:
+        base = self.root / "sha256"
+        if not base.is_dir():
+            return []
+        return sorted(p.name for p in base.glob("*/*/*") if p.is_file())
+
+
+def _mkstemp(directory: Path) -> tuple[int, str]:
+    import tempfile
+
+    return tempfile.mkstemp(prefix="incoming-", dir=directory)
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]
+
+
+def _os_reason(exc: OSError) -> str:
+    return exc.strerror.lower() if exc.strerror else str(exc)
+
+
+def _check_size(path: Path, size: int, allocated: int, max_size: int, staging: Path) -> None:
+    sparse = size > 0 and allocated < size // 2
+    if size > max_size:
+        detail = (
+            f" (a sparse file: only {_human(allocated)} is actually allocated on disk)"
+            if sparse
+            else ""
+        )
+        raise IntakeError(
+            str(path),
+            f"{_human(size)} is larger than the case's limit of {_human(max_size)}{detail}; "
+            "raise [intake] max_file_size in config.toml to take it",
+        )
+    staging.mkdir(parents=True, exist_ok=True)
+    needed = min(size, allocated) if sparse else size
+    free = shutil.disk_usage(staging).free
+    if needed > free:
+        raise IntakeError(
+            str(path), f"needs {_human(needed)} but only {_human(free)} is free in the case home"
+        )
+
+
+def _human(n: int) -> str:
+    value = float(n)
+    for unit in ("B", "KiB", "MiB", "GiB", "TiB"):
+        if value < 1024 or unit == "TiB":
+            return f"{value:.0f} {unit}" if unit == "B" else f"{value:.1f} {unit}"
+        value /= 1024
+    return f"{n} B"

@@ -1,0 +1,157 @@
+"""Tables of a case. Every stage reads and writes the case through these mapped classes.
+
+Times are stored as ISO 8601 UTC strings ("2026-11-29T23:25:06.123456Z") rather than database
+timestamp types: they sort as text, survive SQLite and PostgreSQL identically, and are exactly the
+strings written into the custody log, so verification compares like with like.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+from sqlalchemy import (
+    JSON,
+    BigInteger,
+    ForeignKey,
+    Index,
+    Integer,
+    LargeBinary,
+    MetaData,
+    String,
+    Text,
+    UniqueConstraint,
+)
+from sqlalchemy.orm import DeclarativeBase, Mapped, mapped_column, relationship
+
+# Explicit constraint names keep Alembic migrations identical on SQLite and PostgreSQL.
+NAMING = {
+    "ix": "ix_%(table_name)s_%(column_0_name)s",
+    "uq": "uq_%(table_name)s_%(column_0_name)s",
+    "ck": "ck_%(table_name)s_%(constraint_name)s",
+    "fk": "fk_%(table_name)s_%(column_0_name)s_%(referred_table_name)s",
+    "pk": "pk_%(table_name)s",
+}
+
+
+class Base(DeclarativeBase):
+    metadata = MetaData(naming_convention=NAMING)
+    type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON}
+
+
+class CaseInfo(Base):
+    """The one row describing this case (a case home holds exactly one case)."""
+
+    __tablename__ = "case_info"
+    id: Mapped[str] = mapped_column(String(36), primary_key=True)
+    name: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[str] = mapped_column(String(32))
+    public_key_sha256: Mapped[str] = mapped_column(String(64))
+
+
+class Item(Base):
+    """One stored file, identified by its content: an original or a file derived from one."""
+
+    __tablename__ = "items"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    sha256: Mapped[str] = mapped_column(String(64), unique=True)
+    sha512: Mapped[str] = mapped_column(String(128))
+    size: Mapped[int] = mapped_column(BigInteger)
+    kind: Mapped[str] = mapped_column(String(16))  # "original" | "derived"
+    media_type: Mapped[str | None] = mapped_column(String(120))
+    format: Mapped[str | None] = mapped_column(String(40))
+    parse_status: Mapped[str] = mapped_column(String(16), default="pending")
+    parse_error: Mapped[str | None] = mapped_column(Text)
+    parse_tool: Mapped[str | None] = mapped_column(String(120))
+    item_metadata: Mapped[dict[str, Any] | None] = mapped_column("metadata", JSON)
+    text_item_id: Mapped[int | None] = mapped_column(ForeignKey("items.id"))
+    created_at: Mapped[str] = mapped_column(String(32))
+    entry_seq: Mapped[int] = mapped_column(Integer)  # custody entry that recorded its hashes
+
+    origins: Mapped[list[Origin]] = relationship(
+        back_populates="item", foreign_keys="Origin.item_id", order_by="Origin.id"
+    )
+
+
+class Origin(Base):
+    """Each time and place an item was received: a file path, an archive member, an attachment.
+
+    The same content received twice is one item with two origins.
+    """
+
+    __tablename__ = "origins"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
+    relation: Mapped[str] = mapped_column(String(20))  # "file" | "archive-member" | "attachment"
+    source_path: Mapped[str] = mapped_column(Text)
+    name: Mapped[str] = mapped_column(Text)
+    parent_item_id: Mapped[int | None] = mapped_column(ForeignKey("items.id"))
+    source_mtime: Mapped[str | None] = mapped_column(String(32))
+    received_at: Mapped[str] = mapped_column(String(32))
+    actor: Mapped[str] = mapped_column(String(200))
+    collection: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    sidecar_item_id: Mapped[int | None] = mapped_column(ForeignKey("items.id"))
+    entry_seq: Mapped[int] = mapped_column(Integer)
+
+    item: Mapped[Item] = relationship(back_populates="origins", foreign_keys=[item_id])
+
+
+class Derivation(Base):
+    """Which derived item was made from which original, by which tool and version."""
+
+    __tablename__ = "derivations"
+    __table_args__ = (UniqueConstraint("derived_item_id", "source_item_id", "kind"),)
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    derived_item_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
+    source_item_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
+    kind: Mapped[str] = mapped_column(String(40))
+    tool: Mapped[str] = mapped_column(String(120))
+    tool_version: Mapped[str] = mapped_column(String(60))
+    created_at: Mapped[str] = mapped_column(String(32))
+    entry_seq: Mapped[int] = mapped_column(Integer)
+
+
+class IntakeFailure(Base):
+    """A path that could not be taken in at all (unreadable, vanished, too large)."""
+
+    __tablename__ = "intake_failures"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    source_path: Mapped[str] = mapped_column(Text)
+    reason: Mapped[str] = mapped_column(Text)
+    at: Mapped[str] = mapped_column(String(32))
+    entry_seq: Mapped[int] = mapped_column(Integer)
+
+
+class CustodyEvent(Base):
+    """The database copy of one custody log entry; verification compares it with the log file."""
+
+    __tablename__ = "custody_events"
+    seq: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    leaf_hash: Mapped[str] = mapped_column(String(64))
+    action: Mapped[str] = mapped_column(String(40), index=True)
+    actor: Mapped[str] = mapped_column(String(200))
+    time: Mapped[str] = mapped_column(String(32))
+    entry: Mapped[str] = mapped_column(Text)  # the canonical JSON, exactly as in the log file
+
+
+class LogState(Base):
+    """The length of the log file as last written, so a writer notices an outside change."""
+
+    __tablename__ = "log_state"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
+    tree_size: Mapped[int] = mapped_column(Integer)
+    byte_length: Mapped[int] = mapped_column(BigInteger)
+
+
+class Checkpoint(Base):
+    __tablename__ = "checkpoints"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    tree_size: Mapped[int] = mapped_column(Integer)
+    root: Mapped[str] = mapped_column(String(64))
+    time: Mapped[str] = mapped_column(String(32))
+    public_key_sha256: Mapped[str] = mapped_column(String(64))
+    signature: Mapped[str] = mapped_column(Text)
+    timestamp_token: Mapped[bytes | None] = mapped_column(LargeBinary)
+    record: Mapped[str] = mapped_column(Text)  # the JSON line as written to checkpoints.jsonl
+
+
+Index("ix_origins_parent", Origin.parent_item_id)
