@@ -128,6 +128,8 @@ def verify_inclusion(
     """RFC 9162 section 2.1.3.2: does ``proof`` place ``leaf`` at ``index`` under ``root``?"""
     if index >= size or index < 0:
         return False
+    if len(leaf) != HASH_SIZE:
+        return False  # not a leaf hash: a longer value could absorb bytes of the first sibling
     fn, sn = index, size - 1
     r = leaf
     for p in proof:
