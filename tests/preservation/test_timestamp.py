@@ -7,7 +7,6 @@ from __future__ import annotations
 import hashlib
 import socket
 import subprocess
-import sys
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -30,11 +29,7 @@ from casebuilder.preservation.timestamp import (
     verify_token,
 )
 
-# The local TSA fixture lives in tests/tsa_authority.py. Until a conftest registers it with
-# pytest_plugins, register it from here so this module also runs on its own.
-if "tsa_authority" not in sys.modules and "tests.tsa_authority" not in sys.modules:
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    pytest_plugins = ["tsa_authority"]
+# The local TSA fixture (tests/tsa_authority.py) is registered by tests/conftest.py.
 
 DIGEST = hashlib.sha256(
     b'{"case_id":"c1","root":"ab","time":"t","tree_size":1,"type":"x"}'

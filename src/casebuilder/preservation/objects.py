@@ -114,7 +114,9 @@ class ObjectStore:
     ) -> StoredObject:
         """Preserve the regular file at ``path``; raises IntakeError if it cannot be read."""
         try:
-            fd = os.open(path, os.O_RDONLY)
+            # O_NONBLOCK: opening a FIFO or a device must not hang the batch; it is refused
+            # below once fstat shows it is not a regular file.
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY)
         except OSError as exc:
             raise IntakeError(str(path), _os_reason(exc)) from exc
         try:
@@ -164,7 +166,10 @@ class ObjectStore:
                     h256.put(chunk)
                     h512.put(chunk)
                     if len(chunk) == CHUNK and chunk == _ZEROS:
+                        # Leave a hole: extend the file without writing, so the read-back
+                        # below reads zeros from the hole rather than past the end.
                         os.lseek(tmp_fd, len(chunk), os.SEEK_CUR)
+                        os.ftruncate(tmp_fd, size)
                     else:
                         _write_all(tmp_fd, chunk)
                     # Read back what was just written: the stored copy, not the source buffer,

@@ -1,0 +1,5 @@
+"""``python -m casebuilder`` runs the command line."""
+
+from casebuilder.cli.main import main
+
+main()

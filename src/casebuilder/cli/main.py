@@ -1,0 +1,95 @@
+"""``casebuilder`` command-line entry point and the commands of the evidence locker."""
+
+from __future__ import annotations
+
+import os
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from casebuilder import __version__
+from casebuilder.errors import CasebuilderError
+from casebuilder.preservation.case import Case, init_case, open_case
+from casebuilder.store.home import resolve_home
+
+
+@dataclass
+class CliState:
+    home: Path
+    home_given: bool = False  # named with --home or CASEBUILDER_HOME rather than defaulted
+
+
+@contextmanager
+def opened_case(state: CliState, *, create: bool = True) -> Iterator[Case]:
+    case = open_case(state.home, create=create)
+    try:
+        yield case
+    finally:
+        case.close()
+
+
+class CaseGroup(click.Group):
+    """Turns library errors into one-line messages with exit status 2."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except CasebuilderError as exc:
+            click.echo(f"casebuilder: error: {exc}", err=True)
+            ctx.exit(2)
+        except KeyboardInterrupt:
+            click.echo(
+                "casebuilder: interrupted; everything committed before this is kept", err=True
+            )
+            ctx.exit(130)
+
+
+@click.group(cls=CaseGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option(
+    "--home",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Case home directory [env CASEBUILDER_HOME; default ./casebuilder-data].",
+)
+@click.version_option(__version__, prog_name="casebuilder")
+@click.pass_context
+def cli(ctx: click.Context, home: Path | None) -> None:
+    """Preserve, extract, corroborate and report evidence of attacks on civilians."""
+    environ = dict(os.environ)
+    ctx.obj = CliState(
+        home=resolve_home(home, environ), home_given=bool(home or environ.get("CASEBUILDER_HOME"))
+    )
+
+
+@cli.command()
+@click.option("--name", default="", help="A name for the case.")
+@click.option("--investigator", default="", help="Name recorded as the actor of each action.")
+@click.pass_obj
+def init(state: CliState, name: str, investigator: str) -> None:
+    """Create the case home (done automatically on first use)."""
+    case = init_case(state.home, name=name, investigator=investigator)
+    try:
+        click.echo(f"created case {case.case_id} in {state.home}")
+        click.echo(f"signing key: {case.paths.signing_key} (keep it private; mode 0600)")
+        click.echo(f"public key:  {case.paths.public_key} (key id {case.signer.key_id[:16]}…)")
+    finally:
+        case.close()
+
+
+# Command modules register themselves on `cli` when imported.
+from casebuilder.cli import demo, locker  # noqa: E402
+
+del demo, locker
+
+
+def main(argv: list[str] | None = None) -> None:
+    cli.main(args=argv, prog_name="casebuilder")
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,1488 @@
+#!/usr/bin/env python3
+"""Check a casebuilder court bundle using nothing but the Python standard library.
+
+A casebuilder bundle is a BagIt bag (RFC 8493) that holds the evidence files of a case, the
+custody log that records every action taken on them, a signed checkpoint of that log, and one
+inclusion proof per item. This script is a second, independent implementation of every check in
+the bundle format (v1): it imports neither casebuilder nor any third-party package, and it
+computes the Merkle tree (RFC 9162) and verifies the Ed25519 signature (RFC 8032) itself, so
+that an expert can read and audit everything it relies on.
+
+How to run it (Python 3.8 or later, no installation needed):
+
+    python3 verify_bundle.py               # check the bundle this file is in
+    python3 verify_bundle.py BUNDLE_DIR    # check the bundle in BUNDLE_DIR
+
+It reports every failure it finds, not just the first, then a summary of what passed.
+Exit status: 0 if every check holds, 1 if any check fails, 2 if the command line is wrong.
+
+What it checks:
+  1. BagIt: bagit.txt is well formed; every line of every manifest and tag manifest matches its
+     file (SHA-256 and SHA-512, plus any other algorithm Python's hashlib knows); no payload file
+     is missing from, or extra to, any payload manifest; Payload-Oxum in bag-info.txt is right.
+  2. Custody log: every line of data/custody/log.jsonl is canonical JSON, its "seq" equals its
+     line index, the case id is the same everywhere, and times never go backwards.
+  3. Latest checkpoint: the Merkle root of all log lines equals the root in checkpoint.json and
+     its tree size equals the number of lines; its Ed25519 signature verifies with
+     public_key.pem; public_key_sha256 is the digest of that key.
+  4. Earlier checkpoints (checkpoints.jsonl): each is signed by the same key, each root equals
+     the root of that prefix of the log, and sizes and times never go backwards.
+  5. Items: item.json's sha256, sha512 and size match the stored file; the inclusion proof's
+     leaf hash is the hash of log line entry_index; that entry lists the item with the same
+     sha256; the proof leads to the checkpoint's root.
+
+What it cannot check: the CMS signature of an RFC 3161 time-stamp token. It checks the token's
+message imprint and that checkpoint.tsr is the same token, and prints the openssl command that
+verifies the token against the time-stamp authority's certificate.
+"""
+
+from __future__ import annotations
+
+import argparse
+import base64
+import binascii
+import hashlib
+import json
+import posixpath
+import re
+import sys
+import unicodedata
+from pathlib import Path
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
+
+if TYPE_CHECKING:
+    from collections.abc import Callable, Iterable, Sequence
+
+    Point = tuple[int, int, int, int]
+
+T = TypeVar("T")
+
+FORMAT_NAME = "casebuilder bundle format v1"
+CHECKPOINT_TYPE = "casebuilder-checkpoint/v1"
+SIGNED_FIELDS = ("case_id", "root", "time", "tree_size", "type")
+REQUIRED_ALGORITHMS = ("sha256", "sha512")
+REQUIRED_TAG_FILES = ("bagit.txt", "bag-info.txt", "VERIFY.md", "verify_bundle.py")
+CUSTODY = "data/custody"
+READ_BLOCK = 1 << 20
+
+
+# ---------------------------------------------------------------------------------------------
+# Collecting results
+# ---------------------------------------------------------------------------------------------
+
+
+class Failure(NamedTuple):
+    """One check that did not hold: which group of checks, where, and what differs."""
+
+    check: str
+    where: str
+    problem: str
+
+    def __str__(self) -> str:
+        return f"[{self.check}] {self.where}: {self.problem}"
+
+
+class Report:
+    """Everything found while checking a bundle: failures, notes and counts of what passed."""
+
+    def __init__(self) -> None:
+        self.failures: list[Failure] = []
+        self.notes: list[str] = []
+        self.counts: dict[str, tuple[int, int, str]] = {}
+
+    def fail(self, check: str, where: str, problem: str) -> None:
+        self.failures.append(Failure(check, shown(where), shown(problem)))
+
+    def note(self, text: str, *more_lines: str) -> None:
+        self.notes.append("\n    ".join(shown(line) for line in (text, *more_lines)))
+
+    def count(self, what: str, passed: int, total: int, meaning: str) -> None:
+        self.counts[what] = (passed, total, meaning)
+
+    @property
+    def ok(self) -> bool:
+        return not self.failures
+
+
+def shown(text: str) -> str:
+    """Text safe to print: control characters (e.g. a newline in a file name) become escapes."""
+    return re.sub(r"[\x00-\x1f\x7f]", lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
+# ---------------------------------------------------------------------------------------------
+# Canonical JSON
+# ---------------------------------------------------------------------------------------------
+
+
+class NotCanonical(ValueError):
+    """The bytes are not the one canonical JSON form the format requires."""
+
+
+def canonical_json(value: object) -> bytes:
+    """Sorted keys, no white space, UTF-8, non-ASCII written as itself (the format's rule)."""
+    text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return text.encode("utf-8")
+
+
+def _refuse_float(text: str) -> object:
+    raise NotCanonical(f"holds the floating-point number {text}, which canonical JSON forbids")
+
+
+def _refuse_constant(name: str) -> object:
+    raise NotCanonical(f"holds {name}, which is not JSON")
+
+
+def _refuse_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]:
+    obj: dict[str, object] = {}
+    for key, value in pairs:
+        if key in obj:
+            raise NotCanonical(f"has the key {key!r} twice, so its meaning is ambiguous")
+        obj[key] = value
+    return obj
+
+
+def parse_json(raw: bytes, allow_floats: bool = True) -> object:
+    """Parse UTF-8 JSON strictly: no NaN/Infinity, no repeated keys (floats only if allowed)."""
+    text = raw.decode("utf-8")
+    return json.loads(
+        text,
+        parse_float=None if allow_floats else _refuse_float,
+        parse_constant=_refuse_constant,
+        object_pairs_hook=_refuse_duplicate_keys,
+    )
+
+
+def parse_canonical(raw: bytes) -> object:
+    """Parse one log line and insist it already is in canonical form, byte for byte."""
+    value = parse_json(raw, allow_floats=False)
+    try:
+        again = canonical_json(value)
+    except UnicodeEncodeError as exc:
+        raise NotCanonical("holds a lone surrogate escape, which has no UTF-8 form") from exc
+    if again != raw:
+        at = next(
+            (i for i in range(min(len(raw), len(again))) if raw[i] != again[i]),
+            min(len(raw), len(again)),
+        )
+        raise NotCanonical(
+            f"is valid JSON but not canonical: it first differs from its canonical form at "
+            f"byte {at} (line is {len(raw)} bytes, canonical form {len(again)})"
+        )
+    return value
+
+
+# ---------------------------------------------------------------------------------------------
+# Ed25519 signature verification (RFC 8032 section 5.1), in plain Python integers
+#
+# Points are kept in extended homogeneous coordinates (X, Y, Z, T) with x = X/Z, y = Y/Z and
+# x*y = T/Z, which lets one formula add any two points (including a point to itself) without a
+# modular inversion. Only public data is handled here, so nothing needs to run in constant time.
+# ---------------------------------------------------------------------------------------------
+
+FIELD_PRIME = 2**255 - 19
+GROUP_ORDER = 2**252 + 27742317777372353535851937790883648493  # L, the order of the base point
+CURVE_D = -121665 * pow(121666, FIELD_PRIME - 2, FIELD_PRIME) % FIELD_PRIME
+SQRT_OF_MINUS_ONE = pow(2, (FIELD_PRIME - 1) // 4, FIELD_PRIME)
+NEUTRAL_POINT = (0, 1, 1, 0)
+
+
+def _point_add(first: Point, second: Point) -> Point:
+    """Sum of two curve points (RFC 8032 section 5.1.4, the unified formula for a = -1)."""
+    p = FIELD_PRIME
+    x1, y1, z1, t1 = first
+    x2, y2, z2, t2 = second
+    a = (y1 - x1) * (y2 - x2) % p
+    b = (y1 + x1) * (y2 + x2) % p
+    c = 2 * t1 * t2 * CURVE_D % p
+    d = 2 * z1 * z2 % p
+    e, f, g, h = b - a, d - c, d + c, b + a
+    return (e * f % p, g * h % p, f * g % p, e * h % p)
+
+
+def _scalar_multiply(scalar: int, point: Point) -> Point:
+    """[scalar]point by double-and-add, lowest bit first."""
+    result = NEUTRAL_POINT
+    addend = point
+    while scalar:
+        if scalar & 1:
+            result = _point_add(result, addend)
+        addend = _point_add(addend, addend)
+        scalar >>= 1
+    return result
+
+
+def _same_point(first: Point, second: Point) -> bool:
+    """Projective equality: X1/Z1 == X2/Z2 and Y1/Z1 == Y2/Z2."""
+    x1, y1, z1, _ = first
+    x2, y2, z2, _ = second
+    p = FIELD_PRIME
+    return (x1 * z2 - x2 * z1) % p == 0 and (y1 * z2 - y2 * z1) % p == 0
+
+
+def _recover_x(y: int, sign: int) -> int | None:
+    """The x with x^2 = (y^2 - 1) / (d y^2 + 1) whose lowest bit is ``sign``, if there is one.
+
+    RFC 8032 section 5.1.3, steps 2 to 4: a candidate square root is (u/v)^((p+3)/8), computed
+    as u v^3 (u v^7)^((p-5)/8); if it squares to -u/v instead of u/v it is multiplied by
+    sqrt(-1); if neither, y is not the y-coordinate of any point on the curve.
+    """
+    p = FIELD_PRIME
+    u = (y * y - 1) % p
+    v = (CURVE_D * y * y + 1) % p
+    x = u * pow(v, 3, p) * pow(u * pow(v, 7, p), (p - 5) // 8, p) % p
+    v_x_squared = v * x * x % p
+    if v_x_squared == u:
+        pass
+    elif v_x_squared == (-u) % p:
+        x = x * SQRT_OF_MINUS_ONE % p
+    else:
+        return None
+    if x == 0 and sign == 1:
+        return None  # "negative zero" is not a canonical encoding
+    if (x & 1) != sign:
+        x = p - x
+    return x
+
+
+def decode_point(encoded: bytes) -> Point | None:
+    """The curve point a 32-byte encoding stands for, or None if it is not a canonical one."""
+    if len(encoded) != 32:
+        return None
+    number = int.from_bytes(encoded, "little")
+    sign = number >> 255
+    y = number & ((1 << 255) - 1)
+    if y >= FIELD_PRIME:
+        return None  # y must be reduced modulo p
+    x = _recover_x(y, sign)
+    if x is None:
+        return None
+    return (x, y, 1, x * y % FIELD_PRIME)
+
+
+def _base_point() -> Point:
+    """B: the point with y = 4/5 and even x."""
+    y = 4 * pow(5, FIELD_PRIME - 2, FIELD_PRIME) % FIELD_PRIME
+    x = _recover_x(y, 0)
+    assert x is not None  # a constant of the curve: cannot fail
+    return (x, y, 1, x * y % FIELD_PRIME)
+
+
+BASE_POINT = _base_point()
+
+
+def ed25519_verify(public_key: bytes, message: bytes, signature: bytes) -> bool:
+    """Does ``signature`` verify for ``message`` under the 32-byte ``public_key``? (RFC 8032 5.1.7)
+
+    The signature is R (an encoded point) followed by S (an integer). It holds when
+    [S]B = R + [k]A, where A is the public key and k = SHA-512(R || A || message) mod L.
+    S must be below L, and R and A must be canonical encodings of curve points.
+    """
+    if len(public_key) != 32 or len(signature) != 64:
+        return False
+    r_bytes, s_bytes = signature[:32], signature[32:]
+    key_point = decode_point(public_key)
+    r_point = decode_point(r_bytes)
+    if key_point is None or r_point is None:
+        return False
+    s = int.from_bytes(s_bytes, "little")
+    if s >= GROUP_ORDER:
+        return False
+    k = int.from_bytes(hashlib.sha512(r_bytes + public_key + message).digest(), "little")
+    k %= GROUP_ORDER
+    left = _scalar_multiply(s, BASE_POINT)
+    right = _point_add(r_point, _scalar_multiply(k, key_point))
+    return _same_point(left, right)
+
+
+ED25519_SPKI_PREFIX = bytes.fromhex("302a300506032b6570032100")
+
+
+def public_key_from_pem(pem_text: str) -> bytes:
+    """The 32 raw bytes of an Ed25519 key in a PEM "PUBLIC KEY" (SubjectPublicKeyInfo) block.
+
+    The DER of such a key is always the same 12 bytes (SEQUENCE, algorithm id 1.3.101.112,
+    BIT STRING header) followed by the key, so no general ASN.1 parser is needed.
+    """
+    lines = [line.strip() for line in pem_text.splitlines()]
+    try:
+        begin = lines.index("-----BEGIN PUBLIC KEY-----")
+        end = lines.index("-----END PUBLIC KEY-----", begin)
+    except ValueError as exc:
+        raise ValueError("no '-----BEGIN PUBLIC KEY-----' ... 'END' block") from exc
+    try:
+        der = base64.b64decode("".join(lines[begin + 1 : end]), validate=True)
+    except binascii.Error as exc:
+        raise ValueError(f"the PEM body is not valid base64 ({exc})") from exc
+    if len(der) != 44 or not der.startswith(ED25519_SPKI_PREFIX):
+        raise ValueError("the key is not an Ed25519 SubjectPublicKeyInfo")
+    return der[len(ED25519_SPKI_PREFIX) :]
+
+
+# ---------------------------------------------------------------------------------------------
+# The Merkle tree of the custody log (RFC 9162 section 2.1)
+# ---------------------------------------------------------------------------------------------
+
+EMPTY_TREE_ROOT = hashlib.sha256(b"").digest()
+
+
+def leaf_hash(entry: bytes) -> bytes:
+    """SHA-256(0x00 || entry): the hash of one log line (without its newline)."""
+    return hashlib.sha256(b"\x00" + entry).digest()
+
+
+def node_hash(left: bytes, right: bytes) -> bytes:
+    """SHA-256(0x01 || left || right): the hash of an inner node."""
+    return hashlib.sha256(b"\x01" + left + right).digest()
+
+
+def largest_power_of_two_below(n: int) -> int:
+    """The k the RFC splits a tree of n >= 2 leaves at: the largest power of two with k < n."""
+    k = 1
+    while k * 2 < n:
+        k *= 2
+    return k
+
+
+def merkle_root(leaves: Sequence[bytes]) -> bytes:
+    """MTH of RFC 9162 section 2.1.1 over a list of leaf hashes."""
+    if not leaves:
+        return EMPTY_TREE_ROOT
+    return _subtree_root(leaves, 0, len(leaves))
+
+
+def _subtree_root(leaves: Sequence[bytes], start: int, end: int) -> bytes:
+    if end - start == 1:
+        return leaves[start]
+    k = largest_power_of_two_below(end - start)
+    return node_hash(_subtree_root(leaves, start, start + k), _subtree_root(leaves, start + k, end))
+
+
+def prefix_roots(leaves: Sequence[bytes], sizes: Iterable[int]) -> dict[int, bytes]:
+    """The root of the first n leaves for each n in ``sizes`` (those within range), in one pass.
+
+    Leaves are added one at a time to a list of complete subtrees whose sizes are the binary
+    digits of the count so far, largest first; hashing that list together from the right gives
+    exactly the RFC 9162 root of the leaves so far, because the RFC also splits off the largest
+    complete subtree on the left first.
+    """
+    wanted = set(sizes)
+    roots: dict[int, bytes] = {}
+    if 0 in wanted:
+        roots[0] = EMPTY_TREE_ROOT
+    subtrees: list[tuple[int, bytes]] = []  # (number of leaves, hash), largest first
+    for count, leaf in enumerate(leaves, start=1):
+        subtrees.append((1, leaf))
+        while len(subtrees) >= 2 and subtrees[-1][0] == subtrees[-2][0]:
+            right_size, right = subtrees.pop()
+            left_size, left = subtrees.pop()
+            subtrees.append((left_size + right_size, node_hash(left, right)))
+        if count in wanted:
+            root = subtrees[-1][1]
+            for _, left in reversed(subtrees[:-1]):
+                root = node_hash(left, root)
+            roots[count] = root
+    return roots
+
+
+def verify_inclusion(
+    leaf: bytes, index: int, tree_size: int, proof: Sequence[bytes], root: bytes
+) -> bool:
+    """Does the audit path ``proof`` put ``leaf`` at ``index`` in the tree with ``root``?
+
+    RFC 9162 section 2.1.3.2: walk up from the leaf, hashing each proof element in on the left
+    or the right according to the bits of the index, skipping the levels where the leaf's
+    subtree is the last, unpaired one; the path must be used up exactly at the root.
+    """
+    if not 0 <= index < tree_size:
+        return False
+    fn, sn = index, tree_size - 1
+    result = leaf
+    for sibling in proof:
+        if sn == 0:
+            return False  # the proof is longer than the path to the root
+        if fn & 1 or fn == sn:
+            result = node_hash(sibling, result)
+            while fn != 0 and (fn & 1) == 0:
+                fn >>= 1
+                sn >>= 1
+        else:
+            result = node_hash(result, sibling)
+        fn >>= 1
+        sn >>= 1
+    return sn == 0 and result == root
+
+
+# ---------------------------------------------------------------------------------------------
+# Small helpers for the format's values
+# ---------------------------------------------------------------------------------------------
+
+TIME_PATTERN = re.compile(r"^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2}):(\d{2})(?:\.(\d{1,9}))?Z$")
+
+
+def utc_time_key(text: object) -> tuple[int, ...] | None:
+    """A sortable key for a UTC time like 2026-11-29T23:25:06.123456Z, or None if malformed."""
+    if not isinstance(text, str):
+        return None
+    match = TIME_PATTERN.match(text)
+    if not match:
+        return None
+    year, month, day, hour, minute, second = (int(g) for g in match.groups()[:6])
+    if not (1 <= month <= 12 and 1 <= day <= 31 and hour < 24 and minute < 60 and second < 61):
+        return None
+    nanoseconds = int((match.group(7) or "").ljust(9, "0"))
+    return (year, month, day, hour, minute, second, nanoseconds)
+
+
+def is_count(value: object) -> bool:
+    """A non-negative integer (JSON true/false do not count, though Python calls them ints)."""
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def hex_digest_or_none(value: object, length: int = 64) -> str | None:
+    """``value`` in lower case if it is a hex string of ``length`` digits, else None."""
+    if isinstance(value, str) and len(value) == length and re.match(r"^[0-9a-fA-F]*$", value):
+        return value.lower()
+    return None
+
+
+def decode_base64(value: object) -> bytes | None:
+    if not isinstance(value, str):
+        return None
+    try:
+        return base64.b64decode(value, validate=True)
+    except (binascii.Error, ValueError):
+        return None
+
+
+def as_object(value: object) -> dict[str, object] | None:
+    return value if isinstance(value, dict) else None
+
+
+def as_count(value: object) -> int | None:
+    return value if isinstance(value, int) and is_count(value) else None
+
+
+# ---------------------------------------------------------------------------------------------
+# The bag on disk
+# ---------------------------------------------------------------------------------------------
+
+
+def hash_algorithm_available(name: str) -> bool:
+    """Can hashlib compute this BagIt algorithm (with a fixed-length digest)?"""
+    if name.startswith("shake"):
+        return False
+    try:
+        hashlib.new(name)
+    except ValueError:
+        return False
+    return True
+
+
+class Bag:
+    """A bundle directory, with each file's digests computed at most once (one read per file)."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.algorithms: set[str] = set(REQUIRED_ALGORITHMS)
+        self._digests: dict[str, dict[str, str]] = {}
+
+    def path(self, relative: str) -> Path:
+        return self.root.joinpath(*relative.split("/"))
+
+    def digest(self, relative: str, algorithm: str) -> str:
+        known = self._digests.get(relative, {})
+        if algorithm not in known:
+            wanted = self.algorithms | {algorithm}
+            hashers = {name: hashlib.new(name) for name in wanted}
+            with open(self.path(relative), "rb") as stream:
+                for block in iter(lambda: stream.read(READ_BLOCK), b""):
+                    for hasher in hashers.values():
+                        hasher.update(block)
+            known = {name: hasher.hexdigest() for name, hasher in hashers.items()}
+            self._digests[relative] = known
+        return known[algorithm]
+
+
+# ---------------------------------------------------------------------------------------------
+# 1. BagIt
+# ---------------------------------------------------------------------------------------------
+
+MANIFEST_NAME = re.compile(r"^(tag)?manifest-([A-Za-z0-9_-]+)\.txt$")
+MANIFEST_LINE = re.compile(r"^([0-9A-Fa-f]+)[ \t]+(.+)$")
+PERCENT_ESCAPE = re.compile(r"%(0[DdAa]|25)")
+
+
+def split_tag_file_lines(text: str) -> list[str]:
+    """Lines of a tag file; RFC 8493 allows LF, CR LF or CR as the line ending."""
+    lines = re.split(r"\r\n|\r|\n", text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def decode_manifest_path(text: str) -> str:
+    """Undo RFC 8493's percent-encoding of CR (%0D), LF (%0A) and % (%25) in manifest paths."""
+    return PERCENT_ESCAPE.sub(lambda m: chr(int(m.group(1), 16)), text)
+
+
+def escape_reason(path: str) -> str | None:
+    """Why ``path`` would point outside the bag, or None if it stays inside."""
+    if path.startswith(("/", "\\")) or re.match(r"^[A-Za-z]:", path):
+        return "is an absolute path"
+    if ".." in re.split(r"[/\\]", path):
+        return "climbs out of its directory with '..'"
+    return None
+
+
+def matching_key(path: str) -> str:
+    """Paths are compared in Unicode NFC, so a file system that stores names decomposed (NFD)
+    does not make a file look missing."""
+    return unicodedata.normalize("NFC", path)
+
+
+def read_tag_text(bag: Bag, name: str, report: Report) -> str | None:
+    path = bag.path(name)
+    if not path.is_file():
+        report.fail("bagit", name, "is missing")
+        return None
+    try:
+        return path.read_bytes().decode("utf-8")
+    except UnicodeDecodeError as exc:
+        report.fail("bagit", name, f"is not UTF-8 ({exc})")
+        return None
+
+
+def check_bagit_txt(bag: Bag, report: Report) -> None:
+    """bagit.txt must be exactly the two declaration lines (RFC 8493 section 2.1.1)."""
+    raw = bag.path("bagit.txt").read_bytes() if bag.path("bagit.txt").is_file() else None
+    if raw is not None and raw.startswith(b"\xef\xbb\xbf"):
+        report.fail("bagit", "bagit.txt", "starts with a byte-order mark, which RFC 8493 forbids")
+    text = read_tag_text(bag, "bagit.txt", report)
+    if text is None:
+        return
+    lines = split_tag_file_lines(text.lstrip("\ufeff"))
+    fields = [line.partition(":") for line in lines]
+    labels = [label for label, _, _ in fields]
+    if labels != ["BagIt-Version", "Tag-File-Character-Encoding"]:
+        report.fail(
+            "bagit", "bagit.txt",
+            f"must hold exactly 'BagIt-Version' then 'Tag-File-Character-Encoding', has {labels}",
+        )
+        return
+    version, encoding = fields[0][2].strip(), fields[1][2].strip()
+    if version != "1.0":
+        report.fail("bagit", "bagit.txt", f"BagIt-Version is {version!r}, this format uses 1.0")
+    if encoding.upper() != "UTF-8":
+        report.fail("bagit", "bagit.txt", f"Tag-File-Character-Encoding is {encoding!r}, not UTF-8")
+
+
+def read_bag_info(bag: Bag, report: Report) -> dict[str, list[str]]:
+    """Labels and values of bag-info.txt; a line starting with white space continues a value."""
+    text = read_tag_text(bag, "bag-info.txt", report)
+    info: dict[str, list[str]] = {}
+    if text is None:
+        return info
+    last_label = None
+    for number, line in enumerate(split_tag_file_lines(text), start=1):
+        if line[:1] in (" ", "\t") and last_label is not None:
+            info[last_label][-1] += " " + line.strip()
+            continue
+        label, colon, value = line.partition(":")
+        if not colon or not label.strip():
+            report.fail("bagit", f"bag-info.txt line {number}", "is not a 'Label: value' line")
+            continue
+        last_label = label.strip()
+        info.setdefault(last_label, []).append(value.strip())
+    return info
+
+
+def list_payload_files(bag: Bag, report: Report) -> dict[str, int]:
+    """Every regular file under data/, as its bag-relative path -> its size in bytes."""
+    files: dict[str, int] = {}
+    data = bag.path("data")
+    if data.is_symlink():
+        report.fail("bagit", "data/", "is a symbolic link; a bundle holds only real files")
+        return files
+    if not data.is_dir():
+        report.fail("bagit", "data/", "the payload directory is missing")
+        return files
+    folders = [data]
+    while folders:
+        folder = folders.pop()
+        for child in sorted(folder.iterdir()):
+            relative = child.relative_to(bag.root).as_posix()
+            if child.is_symlink():
+                report.fail("bagit", relative, "is a symbolic link; a bundle holds only real files")
+            elif child.is_dir():
+                folders.append(child)
+            elif child.is_file():
+                files[relative] = child.stat().st_size
+            else:
+                report.fail("bagit", relative, "is not a regular file")
+    return files
+
+
+def find_manifests(bag: Bag, report: Report) -> tuple[list[str], list[str]]:
+    """Names of the payload manifests and tag manifests whose algorithm hashlib can compute."""
+    payload: list[str] = []
+    tags: list[str] = []
+    for child in sorted(bag.root.iterdir()):
+        match = MANIFEST_NAME.match(child.name)
+        if not match or not child.is_file():
+            continue
+        algorithm = match.group(2).lower()
+        if not hash_algorithm_available(algorithm):
+            report.note(f"{child.name}: this Python cannot compute {algorithm}; not checked")
+            continue
+        bag.algorithms.add(algorithm)
+        (tags if match.group(1) else payload).append(child.name)
+    for algorithm in REQUIRED_ALGORITHMS:
+        for name in (f"manifest-{algorithm}.txt", f"tagmanifest-{algorithm}.txt"):
+            if not bag.path(name).is_file():
+                report.fail("bagit", name, "is missing (the format requires SHA-256 and SHA-512)")
+    return payload, tags
+
+
+def manifest_algorithm(name: str) -> str:
+    """'sha256' for manifest-sha256.txt or tagmanifest-sha256.txt."""
+    return name[: -len(".txt")].split("-", 1)[1].lower()
+
+
+def read_manifest(bag: Bag, name: str, report: Report) -> dict[str, tuple[str, str]]:
+    """A manifest's entries: matching key -> (path as written, decoded; expected hex digest)."""
+    algorithm = manifest_algorithm(name)
+    digest_length = hashlib.new(algorithm).digest_size * 2
+    entries: dict[str, tuple[str, str]] = {}
+    text = read_tag_text(bag, name, report)
+    if text is None:
+        return entries
+    for number, line in enumerate(split_tag_file_lines(text), start=1):
+        if not line.strip():
+            continue
+        where = f"{name} line {number}"
+        match = MANIFEST_LINE.match(line)
+        if not match:
+            report.fail("bagit", where, "is not '<checksum> <path>'")
+            continue
+        digest, path = match.group(1).lower(), decode_manifest_path(match.group(2))
+        if len(digest) != digest_length:
+            report.fail("bagit", where, f"a {algorithm} checksum has {digest_length} hex digits")
+            continue
+        reason = escape_reason(path)
+        if reason:
+            report.fail("bagit", where, f"the path {path!r} {reason}; refused")
+            continue
+        path = posixpath.normpath(path)
+        key = matching_key(path)
+        if key in entries and entries[key][1] != digest:
+            report.fail("bagit", where, f"{path} is listed twice with different checksums")
+        entries[key] = (path, digest)
+    return entries
+
+
+def compare_with_manifest(
+    bag: Bag, name: str, entries: dict[str, tuple[str, str]], on_disk: dict[str, str],
+    report: Report,
+) -> set[str]:
+    """Check each listed file's digest; return the matching keys of the files that failed."""
+    algorithm = manifest_algorithm(name)
+    failed: set[str] = set()
+    for key, (path, expected) in sorted(entries.items()):
+        actual_path = on_disk.get(key)
+        if actual_path is None:
+            report.fail("bagit", path, f"is listed in {name} but is not in the bundle")
+            failed.add(key)
+            continue
+        actual = bag.digest(actual_path, algorithm)
+        if actual != expected:
+            report.fail(
+                "bagit", path,
+                f"{algorithm} in {name} is {expected}, but the file's {algorithm} is {actual}",
+            )
+            failed.add(key)
+    return failed
+
+
+def check_payload_manifests(
+    bag: Bag, names: list[str], payload: dict[str, int], report: Report
+) -> None:
+    on_disk = {matching_key(path): path for path in payload}
+    failed: set[str] = set()
+    listed: set[str] = set()
+    for name in names:
+        entries = read_manifest(bag, name, report)
+        for key, (path, _) in sorted(entries.items()):
+            if not path.startswith("data/"):
+                report.fail("bagit", path, f"is in payload manifest {name}, but not under data/")
+                failed.add(key)
+        entries = {k: v for k, v in entries.items() if v[0].startswith("data/")}
+        failed |= compare_with_manifest(bag, name, entries, on_disk, report)
+        for key in sorted(set(on_disk) - set(entries)):
+            report.fail("bagit", on_disk[key], f"is in data/ but not listed in {name}")
+            failed.add(key)
+        listed |= set(entries)
+    everything = set(on_disk) | listed
+    report.count(
+        "payload files", len(everything - failed), len(everything),
+        "present and matching " + ", ".join(names) if names else "no payload manifest to check",
+    )
+
+
+def check_tag_manifests(bag: Bag, names: list[str], report: Report) -> None:
+    """Tag files must match every tag manifest, and each tag manifest must list the format's
+    tag files and every payload manifest (RFC 8493 requires the latter)."""
+    required = list(REQUIRED_TAG_FILES) + [
+        child.name for child in sorted(bag.root.iterdir())
+        if MANIFEST_NAME.match(child.name) and not child.name.startswith("tag")
+    ]
+    failed: set[str] = set()
+    listed: set[str] = set()
+    for name in names:
+        entries = read_manifest(bag, name, report)
+        for key, (path, _) in sorted(entries.items()):
+            if path == "data" or path.startswith("data/"):
+                report.fail("bagit", path, f"is a payload file, but is in tag manifest {name}")
+                failed.add(key)
+        entries = {k: v for k, v in entries.items() if not v[0].startswith("data/")}
+        existing = {key: path for key, (path, _) in entries.items() if bag.path(path).is_file()}
+        failed |= compare_with_manifest(bag, name, entries, existing, report)
+        for required_name in required:
+            if matching_key(required_name) not in entries:
+                report.fail("bagit", required_name, f"is not listed in {name}")
+                failed.add(matching_key(required_name))
+        listed |= set(entries)
+    for required_name in ("VERIFY.md", "verify_bundle.py"):  # the others are reported above
+        if not bag.path(required_name).is_file():
+            report.fail("bagit", required_name, "is missing from the bundle")
+    for child in sorted(bag.root.iterdir()):
+        if child.name != "data" and not child.name.startswith("tagmanifest-") and \
+                matching_key(child.name) not in listed:
+            report.note(f"{child.name} is outside data/ and in no tag manifest, so nothing "
+                        "here vouches for it")
+    report.count(
+        "tag files", len(listed - failed), len(listed | failed),
+        "matching " + ", ".join(names) if names else "no tag manifest to check",
+    )
+
+
+def check_payload_oxum(info: dict[str, list[str]], payload: dict[str, int], report: Report) -> None:
+    """Payload-Oxum is "<total bytes>.<number of files>" of everything under data/."""
+    values = info.get("Payload-Oxum", [])
+    if len(values) != 1:
+        report.fail("bagit", "bag-info.txt", f"must have one Payload-Oxum, has {len(values)}")
+        return
+    match = re.match(r"^(\d+)\.(\d+)$", values[0])
+    if not match:
+        report.fail("bagit", "bag-info.txt", f"Payload-Oxum {values[0]!r} is not 'octets.files'")
+        return
+    octets, count = int(match.group(1)), int(match.group(2))
+    actual_octets, actual_count = sum(payload.values()), len(payload)
+    if (octets, count) != (actual_octets, actual_count):
+        report.fail(
+            "bagit", "bag-info.txt",
+            f"Payload-Oxum says {octets} bytes in {count} files, data/ holds "
+            f"{actual_octets} bytes in {actual_count} files",
+        )
+
+
+def check_bag(bag: Bag, report: Report) -> dict[str, list[str]]:
+    """Step 1: the BagIt bag itself. Returns bag-info.txt's fields for later steps."""
+    check_bagit_txt(bag, report)
+    info = read_bag_info(bag, report)
+    payload = list_payload_files(bag, report)
+    payload_manifests, tag_manifests = find_manifests(bag, report)
+    check_payload_manifests(bag, payload_manifests, payload, report)
+    check_tag_manifests(bag, tag_manifests, report)
+    check_payload_oxum(info, payload, report)
+    return info
+
+
+# ---------------------------------------------------------------------------------------------
+# 2. The custody log
+# ---------------------------------------------------------------------------------------------
+
+
+class CustodyLog(NamedTuple):
+    lines: list[bytes]  # each line's bytes, without its newline
+    entries: list[dict[str, object] | None]  # the parsed entry, or None if it did not parse
+    leaves: list[bytes]  # leaf hash of each line
+    case_id: str | None  # the case id of entry 0
+    first_records: dict[tuple[int, str], int]  # (item id, sha256) -> first entry listing it
+
+
+def first_records(entries: list[dict[str, object] | None]) -> dict[tuple[int, str], int]:
+    """For each (item id, sha256) recorded in the log, the first entry that records it."""
+    first: dict[tuple[int, str], int] = {}
+    for index, entry in enumerate(entries):
+        records = entry.get("items") if entry is not None else None
+        for record in records if isinstance(records, list) else []:
+            item_id = as_count(record.get("id")) if isinstance(record, dict) else None
+            sha256 = hex_digest_or_none(record.get("sha256")) if isinstance(record, dict) else None
+            if item_id is not None and sha256 is not None:
+                first.setdefault((item_id, sha256), index)
+    return first
+
+
+def read_log_lines(bag: Bag, report: Report) -> list[bytes] | None:
+    where = f"{CUSTODY}/log.jsonl"
+    path = bag.path(where)
+    if not path.is_file():
+        report.fail("log", where, "is missing")
+        return None
+    data = path.read_bytes()
+    if not data:
+        return []
+    if not data.endswith(b"\n"):
+        report.fail("log", where, "the last line does not end with a newline")
+        data += b"\n"
+    return data[:-1].split(b"\n")
+
+
+def entry_place(index: int) -> str:
+    return f"log.jsonl line {index + 1} (entry {index})"
+
+
+def check_entry_items(entry: dict[str, object], where: str, report: Report) -> None:
+    items = entry.get("items")
+    if not isinstance(items, list):
+        report.fail("log", where, "'items' is missing or not a list")
+        return
+    for position, item in enumerate(items):
+        record = as_object(item)
+        if record is None or not is_count(record.get("id")) or \
+                hex_digest_or_none(record.get("sha256")) is None:
+            report.fail("log", where, f"items[{position}] lacks an integer id and a sha256")
+
+
+def check_log(bag: Bag, report: Report) -> CustodyLog | None:
+    """Step 2: each line canonical, seq = index, one case id, times never going backwards."""
+    lines = read_log_lines(bag, report)
+    if lines is None:
+        return None
+    entries: list[dict[str, object] | None] = []
+    case_id: str | None = None
+    previous_time: tuple[tuple[int, ...], int] | None = None
+    passed = 0
+    for index, line in enumerate(lines):
+        where = entry_place(index)
+        before = len(report.failures)
+        try:
+            entry = as_object(parse_canonical(line))
+            if entry is None:
+                report.fail("log", where, "is not a JSON object")
+        except ValueError as exc:  # includes NotCanonical, bad JSON and bad UTF-8
+            report.fail("log", where, f"{exc}")
+            entry = None
+        entries.append(entry)
+        if entry is not None:
+            seq = entry.get("seq")
+            if not is_count(seq) or seq != index:
+                report.fail("log", where, f"seq is {seq!r}, expected {index}")
+            entry_case = entry.get("case_id")
+            if index == 0 and isinstance(entry_case, str):
+                case_id = entry_case
+            if not isinstance(entry_case, str) or entry_case != case_id:
+                report.fail("log", where, f"case_id is {entry_case!r}, entry 0 has {case_id!r}")
+            time_key = utc_time_key(entry.get("time"))
+            if time_key is None:
+                report.fail("log", where, f"time {entry.get('time')!r} is not a UTC time "
+                                          "like 2026-11-29T23:25:06.123456Z")
+            elif previous_time is not None and time_key < previous_time[0]:
+                report.fail("log", where, f"time {entry.get('time')} is earlier than the time "
+                                          f"of entry {previous_time[1]}")
+            if time_key is not None:
+                previous_time = (time_key, index)
+            check_entry_items(entry, where, report)
+        if len(report.failures) == before:
+            passed += 1
+    report.count("log entries", passed, len(lines),
+                 "canonical JSON, seq = line index, one case id, times in order")
+    leaves = [leaf_hash(line) for line in lines]
+    return CustodyLog(lines, entries, leaves, case_id, first_records(entries))
+
+
+# ---------------------------------------------------------------------------------------------
+# 3 and 4. Checkpoints
+# ---------------------------------------------------------------------------------------------
+
+
+class Checkpoint(NamedTuple):
+    where: str
+    fields: dict[str, object]
+    root: bytes | None  # the root it signs, if well formed
+    tree_size: int | None
+    time_key: tuple[int, ...] | None
+    signature_ok: bool
+
+
+def signed_message(checkpoint: dict[str, object]) -> bytes:
+    """The bytes the case key signs: canonical JSON of the five signed fields only."""
+    return canonical_json({name: checkpoint[name] for name in SIGNED_FIELDS})
+
+
+def load_public_key(bag: Bag, report: Report) -> bytes | None:
+    where = f"{CUSTODY}/public_key.pem"
+    path = bag.path(where)
+    if not path.is_file():
+        report.fail("checkpoint", where, "is missing")
+        return None
+    try:
+        return public_key_from_pem(path.read_text(encoding="ascii"))
+    except (ValueError, UnicodeDecodeError) as exc:
+        report.fail("checkpoint", where, f"cannot be read: {exc}")
+        return None
+
+
+def check_checkpoint_fields(fields: dict[str, object], where: str, report: Report) -> bool:
+    """Are the fields present and of the right kind, so the signed message can be formed?"""
+    ok = True
+    missing = [name for name in (*SIGNED_FIELDS, "public_key_sha256", "signature")
+               if name not in fields]
+    if missing:
+        report.fail("checkpoint", where, f"lacks the field(s) {', '.join(missing)}")
+        ok = False
+    if "case_id" in fields and not isinstance(fields["case_id"], str):
+        report.fail("checkpoint", where, f"case_id {fields['case_id']!r} is not a string")
+        ok = False
+    if fields.get("type", CHECKPOINT_TYPE) != CHECKPOINT_TYPE:
+        report.fail("checkpoint", where, f"type is {fields.get('type')!r}, not {CHECKPOINT_TYPE}")
+    if "root" in fields and hex_digest_or_none(fields["root"]) is None:
+        report.fail("checkpoint", where, f"root {fields['root']!r} is not a hex SHA-256")
+        ok = False
+    if "tree_size" in fields and not is_count(fields["tree_size"]):
+        report.fail("checkpoint", where, f"tree_size {fields['tree_size']!r} is not a count")
+        ok = False
+    if "time" in fields and utc_time_key(fields["time"]) is None:
+        report.fail("checkpoint", where, f"time {fields['time']!r} is not a UTC ...Z time")
+    return ok
+
+
+def check_checkpoint_signature(
+    fields: dict[str, object], where: str, public_key: bytes | None, report: Report
+) -> bool:
+    """Is the key digest right and does the Ed25519 signature verify over the signed fields?"""
+    if public_key is None:
+        report.fail("checkpoint", where, "signature cannot be checked: no usable public key")
+        return False
+    key_digest = hashlib.sha256(public_key).hexdigest()
+    claimed = hex_digest_or_none(fields.get("public_key_sha256"))
+    if claimed != key_digest:
+        report.fail("checkpoint", where, f"public_key_sha256 is {fields.get('public_key_sha256')}"
+                                         f", but public_key.pem's key has SHA-256 {key_digest}")
+    signature = decode_base64(fields.get("signature"))
+    if signature is None or len(signature) != 64:
+        report.fail("checkpoint", where, "signature is not 64 bytes of base64")
+        return False
+    if not ed25519_verify(public_key, signed_message(fields), signature):
+        report.fail("checkpoint", where,
+                    "Ed25519 signature does not verify with public_key.pem over "
+                    f"{', '.join(SIGNED_FIELDS)}")
+        return False
+    return claimed == key_digest
+
+
+def read_checkpoint(raw: bytes, where: str, public_key: bytes | None,
+                    report: Report) -> Checkpoint | None:
+    """Parse one checkpoint, check its fields, key digest and signature."""
+    try:
+        fields = as_object(parse_json(raw))
+    except ValueError as exc:
+        report.fail("checkpoint", where, f"is not valid JSON: {exc}")
+        return None
+    if fields is None:
+        report.fail("checkpoint", where, "is not a JSON object")
+        return None
+    if not check_checkpoint_fields(fields, where, report):
+        return Checkpoint(where, fields, None, None, None, False)
+    signature_ok = check_checkpoint_signature(fields, where, public_key, report)
+    root = hex_digest_or_none(fields["root"]) or ""
+    return Checkpoint(where, fields, bytes.fromhex(root), as_count(fields["tree_size"]),
+                      utc_time_key(fields["time"]), signature_ok)
+
+
+def check_case_id(checkpoint: Checkpoint, log: CustodyLog | None, report: Report) -> None:
+    if log is None or log.case_id is None:
+        return
+    case_id = checkpoint.fields.get("case_id")
+    if case_id != log.case_id:
+        report.fail("checkpoint", checkpoint.where,
+                    f"case_id is {case_id!r}, the log's is {log.case_id!r}")
+
+
+def check_latest_checkpoint(bag: Bag, log: CustodyLog | None, public_key: bytes | None,
+                            report: Report) -> Checkpoint | None:
+    """Step 3: checkpoint.json signs the root of exactly the lines in log.jsonl."""
+    where = f"{CUSTODY}/checkpoint.json"
+    if not bag.path(where).is_file():
+        report.fail("checkpoint", where, "is missing")
+        return None
+    checkpoint = read_checkpoint(bag.path(where).read_bytes(), where, public_key, report)
+    if checkpoint is None:
+        return None
+    check_case_id(checkpoint, log, report)
+    if log is not None and checkpoint.root is not None and checkpoint.tree_size is not None:
+        compare_with_log(checkpoint.where, checkpoint.root, checkpoint.tree_size, log, report)
+    check_timestamp(bag, checkpoint, report, token_file=f"{CUSTODY}/checkpoint.tsr")
+    return checkpoint
+
+
+def compare_with_log(where: str, root: bytes, size: int, log: CustodyLog,
+                     report: Report) -> None:
+    """The signed root and size must be those of every line of log.jsonl."""
+    lines = len(log.lines)
+    if size != lines:
+        report.fail("checkpoint", where, f"tree_size is {size}, but log.jsonl has {lines} lines")
+    actual = merkle_root(log.leaves)
+    if actual != root:
+        report.fail("checkpoint", where, f"root is {root.hex()}, but the Merkle root of the "
+                                         f"{lines} log lines is {actual.hex()}")
+    if size < lines and merkle_root(log.leaves[:size]) == root:
+        extra = f"line {lines} is" if lines == size + 1 else f"lines {size + 1} to {lines} are"
+        report.note(f"the first {size} log lines do match the signed root; {extra} not "
+                    "covered by it")
+
+
+def check_earlier_checkpoints(bag: Bag, log: CustodyLog | None, public_key: bytes | None,
+                              latest: Checkpoint | None, report: Report) -> None:
+    """Step 4: every checkpoint so far, same key, roots of log prefixes, never going back."""
+    where_file = f"{CUSTODY}/checkpoints.jsonl"
+    path = bag.path(where_file)
+    history: list[Checkpoint] = []
+    if not path.is_file():
+        report.fail("checkpoints", where_file, "is missing")
+    else:
+        for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
+            if not raw.strip():
+                continue
+            checkpoint = read_checkpoint(raw, f"checkpoints.jsonl line {number}", public_key,
+                                         report)
+            if checkpoint is not None:
+                check_case_id(checkpoint, log, report)
+                check_timestamp(bag, checkpoint, report, token_file=None)
+                history.append(checkpoint)
+    if log is not None:
+        check_prefix_roots(history, log, report)
+    sequence = history + ([latest] if latest is not None and not repeats_last(history, latest)
+                          else [])
+    check_never_backwards(sequence, report)
+    verified = sum(1 for c in sequence if c.signature_ok)
+    report.count("checkpoints", verified, len(sequence),
+                 "signed by the case key; checkpoint.json and every line of checkpoints.jsonl")
+
+
+def repeats_last(history: list[Checkpoint], latest: Checkpoint) -> bool:
+    """Is checkpoint.json the same checkpoint as the last line of checkpoints.jsonl?"""
+    if not history:
+        return False
+    last = history[-1].fields
+    return all(last.get(name) == latest.fields.get(name) for name in (*SIGNED_FIELDS, "signature"))
+
+
+def check_prefix_roots(history: list[Checkpoint], log: CustodyLog, report: Report) -> None:
+    sizes = [c.tree_size for c in history if c.tree_size is not None]
+    roots = prefix_roots(log.leaves, sizes)
+    for checkpoint in history:
+        if checkpoint.tree_size is None or checkpoint.root is None:
+            continue
+        actual = roots.get(checkpoint.tree_size)
+        if actual is None:
+            report.fail("checkpoints", checkpoint.where,
+                        f"covers {checkpoint.tree_size} entries, but the log has only "
+                        f"{len(log.lines)}")
+        elif actual != checkpoint.root:
+            report.fail("checkpoints", checkpoint.where,
+                        f"root is {checkpoint.root.hex()}, but the root of the first "
+                        f"{checkpoint.tree_size} log lines is {actual.hex()}")
+
+
+def check_never_backwards(sequence: list[Checkpoint], report: Report) -> None:
+    for position in range(1, len(sequence)):
+        earlier, later = sequence[position - 1], sequence[position]
+        if earlier.tree_size is not None and later.tree_size is not None and \
+                later.tree_size < earlier.tree_size:
+            report.fail("checkpoints", later.where,
+                        f"tree_size {later.tree_size} is smaller than {earlier.tree_size} "
+                        f"in {earlier.where}")
+        if earlier.time_key is not None and later.time_key is not None and \
+                later.time_key < earlier.time_key:
+            report.fail("checkpoints", later.where,
+                        f"time {later.fields.get('time')} is earlier than "
+                        f"{earlier.fields.get('time')} in {earlier.where}")
+
+
+# ---------------------------------------------------------------------------------------------
+# RFC 3161 time-stamp tokens: what the standard library can and cannot check
+# ---------------------------------------------------------------------------------------------
+
+OID_SIGNED_DATA = bytes.fromhex("2a864886f70d010702")  # 1.2.840.113549.1.7.2
+OID_TST_INFO = bytes.fromhex("2a864886f70d0109100104")  # 1.2.840.113549.1.9.16.1.4
+OID_SHA256 = bytes.fromhex("608648016503040201")  # 2.16.840.1.101.3.4.2.1
+
+
+def der_children(data: bytes, start: int, end: int) -> list[tuple[int, int, int]]:
+    """The (tag, content start, content end) of each DER element between start and end."""
+    elements = []
+    position = start
+    while position < end:
+        tag = data[position]
+        if tag & 0x1F == 0x1F or position + 2 > end:
+            raise ValueError("unexpected DER tag or truncated element")
+        length = data[position + 1]
+        position += 2
+        if length & 0x80:
+            octets = length & 0x7F
+            if octets == 0 or octets > 4 or position + octets > end:
+                raise ValueError("indefinite or impossible DER length")
+            length = int.from_bytes(data[position : position + octets], "big")
+            position += octets
+        if position + length > end:
+            raise ValueError("truncated DER element")
+        elements.append((tag, position, position + length))
+        position += length
+    return elements
+
+
+def _children_of(
+    data: bytes, element: tuple[int, int, int], tag: int
+) -> list[tuple[int, int, int]]:
+    """The elements inside ``element``, which must have the DER tag ``tag``."""
+    if element[0] != tag:
+        raise ValueError(f"expected DER tag {tag:#04x}, found {element[0]:#04x}")
+    return der_children(data, element[1], element[2])
+
+
+def read_timestamp_token(token: bytes) -> tuple[bytes, bytes, str]:
+    """(hash algorithm OID, hashed message, genTime) from a TimeStampToken's TSTInfo.
+
+    This only reads the structure (ContentInfo -> SignedData -> encapContentInfo -> TSTInfo);
+    it does NOT check the authority's signature, which needs a CMS implementation.
+    """
+    top = der_children(token, 0, len(token))
+    if len(top) != 1:
+        raise ValueError("not a single DER element")
+    content_info = _children_of(token, top[0], 0x30)
+    if token[content_info[0][1] : content_info[0][2]] != OID_SIGNED_DATA:
+        raise ValueError("not a CMS SignedData")
+    signed_data = _children_of(token, _children_of(token, content_info[1], 0xA0)[0], 0x30)
+    encapsulated = _children_of(token, signed_data[2], 0x30)
+    if token[encapsulated[0][1] : encapsulated[0][2]] != OID_TST_INFO:
+        raise ValueError("does not encapsulate a TSTInfo")
+    octets = _children_of(token, encapsulated[1], 0xA0)[0]
+    if octets[0] != 0x04:
+        raise ValueError("TSTInfo is not in an OCTET STRING")
+    tst_info = _children_of(token, der_children(token, octets[1], octets[2])[0], 0x30)
+    imprint = _children_of(token, tst_info[2], 0x30)
+    algorithm = _children_of(token, imprint[0], 0x30)[0]
+    hashed = imprint[1]
+    gen_time = tst_info[4]
+    if algorithm[0] != 0x06 or hashed[0] != 0x04 or gen_time[0] != 0x18:
+        raise ValueError("TSTInfo fields are not where RFC 3161 puts them")
+    return (
+        token[algorithm[1] : algorithm[2]],
+        token[hashed[1] : hashed[2]],
+        token[gen_time[1] : gen_time[2]].decode("ascii", "replace"),
+    )
+
+
+def check_timestamp(bag: Bag, checkpoint: Checkpoint, report: Report,
+                    token_file: str | None) -> None:
+    """If the checkpoint carries an RFC 3161 token: check what the stdlib can, explain the rest."""
+    encoded = checkpoint.fields.get("timestamp_token")
+    if encoded is None:
+        if token_file is not None and bag.path(token_file).exists():
+            report.fail("timestamp", token_file,
+                        "exists, but checkpoint.json has no timestamp_token it could belong to")
+        return
+    token = decode_base64(encoded)
+    if not token:
+        report.fail("timestamp", checkpoint.where, "timestamp_token is not valid base64")
+        return
+    try:
+        message = signed_message(checkpoint.fields)
+    except KeyError:
+        return  # already reported as a missing field
+    digest = hashlib.sha256(message).digest()
+    try:
+        algorithm, hashed, gen_time = read_timestamp_token(token)
+    except (ValueError, IndexError) as exc:
+        report.fail("timestamp", checkpoint.where,
+                    f"timestamp_token is not a well-formed RFC 3161 token ({exc})")
+        return
+    if algorithm != OID_SHA256 or hashed != digest:
+        report.fail("timestamp", checkpoint.where,
+                    f"timestamp_token time-stamps {hashed.hex()}, not the SHA-256 of the "
+                    f"signed checkpoint fields, {digest.hex()}")
+    if token_file is None:
+        return
+    if not bag.path(token_file).is_file():
+        report.fail("timestamp", token_file, "is missing, though checkpoint.json has a token")
+    elif bag.path(token_file).read_bytes() != token:
+        report.fail("timestamp", token_file, "is not the same token as checkpoint.json's "
+                                             "timestamp_token")
+    report.note(
+        f"checkpoint.json carries an RFC 3161 time-stamp token; the token states genTime "
+        f"{gen_time}.",
+        "Its message imprint was checked, but this script cannot verify the time-stamp",
+        "authority's CMS signature. Get the authority's CA certificate from the authority",
+        "(not from this bundle), save it as TSA_CA.pem and run in the bundle directory:",
+        f"  openssl ts -verify -digest {digest.hex()} -in {token_file} -token_in "
+        "-CAfile TSA_CA.pem",
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# 5. Items and their inclusion proofs
+# ---------------------------------------------------------------------------------------------
+
+
+def item_order(path: Path) -> tuple[int, int, str]:
+    """Item directories in numeric order (2 before 10), anything else after them."""
+    if re.match(r"^[0-9]+$", path.name):
+        return (0, int(path.name), "")
+    return (1, 0, path.name)
+
+
+def read_json_file(path: Path, where: str, check: str, report: Report) -> dict[str, object] | None:
+    if not path.is_file():
+        report.fail(check, where, "is missing")
+        return None
+    try:
+        value = as_object(parse_json(path.read_bytes()))
+    except ValueError as exc:
+        report.fail(check, where, f"is not valid JSON: {exc}")
+        return None
+    if value is None:
+        report.fail(check, where, "is not a JSON object")
+    return value
+
+
+def check_item_file(bag: Bag, item_dir: str, item: dict[str, object], report: Report) -> None:
+    """item.json's sha256, sha512 and size must be those of the stored file."""
+    where = f"{item_dir}/item.json"
+    name = item.get("file")
+    if not isinstance(name, str) or not name or "/" in name or "\\" in name or \
+            name in (".", "..", "item.json"):
+        report.fail("item", where, f"'file' {name!r} is not a file name in {item_dir}/")
+        return
+    stored = f"{item_dir}/{name}"
+    if not bag.path(stored).is_file():
+        report.fail("item", stored, "the item's stored file is missing")
+        return
+    for algorithm in REQUIRED_ALGORITHMS:
+        expected = item.get(algorithm)
+        actual = bag.digest(stored, algorithm)
+        if not isinstance(expected, str) or expected.lower() != actual:
+            report.fail("item", stored, f"{algorithm} in item.json is {expected}, "
+                                        f"the file's is {actual}")
+    size = bag.path(stored).stat().st_size
+    if item.get("size") != size:
+        report.fail("item", stored, f"size in item.json is {item.get('size')!r}, "
+                                    f"the file has {size} bytes")
+
+
+def lists_item(
+    entry: dict[str, object] | None, item_id: object, sha256: str
+) -> dict[str, object] | None:
+    """The record in ``entry['items']`` for this item with this sha256, if there is one."""
+    records = entry.get("items") if entry is not None else None
+    if not isinstance(records, list):
+        return None
+    for record in records:
+        if isinstance(record, dict) and record.get("id") == item_id and \
+                isinstance(record.get("sha256"), str) and record["sha256"].lower() == sha256:
+            return record
+    return None
+
+
+def check_proof(proof: dict[str, object], where: str, item: dict[str, object],
+                log: CustodyLog | None, checkpoint: Checkpoint | None, report: Report) -> None:
+    """The proof's entry records the item, and its audit path leads to the checkpoint's root."""
+    item_id, sha256 = item.get("id"), hex_digest_or_none(item.get("sha256"))
+    if proof.get("item") != item_id:
+        report.fail("proof", where, f"item is {proof.get('item')!r}, expected {item_id!r}")
+    if sha256 is None or hex_digest_or_none(proof.get("sha256")) != sha256:
+        report.fail("proof", where, f"sha256 is {proof.get('sha256')}, item.json has "
+                                    f"{item.get('sha256')}")
+    if log is None:
+        report.fail("proof", where, "cannot be checked: the custody log is unreadable")
+        return
+    index = as_count(proof.get("entry_index"))
+    if index is None or index >= len(log.lines):
+        report.fail("proof", where, f"entry_index {proof.get('entry_index')!r} is not a line "
+                                    f"of log.jsonl (0 to {len(log.lines) - 1})")
+        return
+    check_entry_records_item(proof, where, item, index, log, report)
+    leaf = log.leaves[index]
+    if hex_digest_or_none(proof.get("leaf_hash")) != leaf.hex():
+        report.fail("proof", where, f"leaf_hash is {proof.get('leaf_hash')}, but log line "
+                                    f"{index + 1} (entry {index}) hashes to {leaf.hex()}")
+    check_audit_path(proof, where, leaf, index, checkpoint, report)
+
+
+def check_entry_records_item(proof: dict[str, object], where: str, item: dict[str, object],
+                             index: int, log: CustodyLog, report: Report) -> None:
+    item_id, sha256 = item.get("id"), hex_digest_or_none(item.get("sha256")) or ""
+    record = lists_item(log.entries[index], item_id, sha256)
+    if record is None:
+        report.fail("proof", where, f"log entry {index} does not list item {item_id!r} "
+                                    f"with sha256 {sha256}")
+        return
+    for field in ("sha512", "size"):
+        if field in record and field in item and \
+                str(record[field]).lower() != str(item[field]).lower():
+            report.fail("proof", where, f"log entry {index} gives {field} {record[field]}, "
+                                        f"item.json has {item[field]}")
+    count_id = as_count(item_id)
+    first = index if count_id is None else log.first_records.get((count_id, sha256), index)
+    if first < index:
+        report.fail("proof", where, f"entry_index is {index}, but entry {first} already "
+                                    "recorded this item with this sha256")
+
+
+def check_audit_path(proof: dict[str, object], where: str, leaf: bytes, index: int,
+                     checkpoint: Checkpoint | None, report: Report) -> None:
+    if checkpoint is None or checkpoint.root is None or checkpoint.tree_size is None:
+        report.fail("proof", where, "cannot be checked: no usable checkpoint.json")
+        return
+    if proof.get("tree_size") != checkpoint.tree_size:
+        report.fail("proof", where, f"tree_size is {proof.get('tree_size')!r}, "
+                                    f"checkpoint.json's is {checkpoint.tree_size}")
+    if hex_digest_or_none(proof.get("root")) != checkpoint.root.hex():
+        report.fail("proof", where, f"root is {proof.get('root')}, checkpoint.json's is "
+                                    f"{checkpoint.root.hex()}")
+    path = proof.get("proof")
+    if not isinstance(path, list) or any(hex_digest_or_none(h) is None for h in path):
+        report.fail("proof", where, "'proof' is not a list of hex SHA-256 hashes")
+        return
+    siblings = [bytes.fromhex(h) for h in path]
+    if not verify_inclusion(leaf, index, checkpoint.tree_size, siblings, checkpoint.root):
+        report.fail("proof", where, f"the audit path does not lead from entry {index} to "
+                                    f"checkpoint.json's root {checkpoint.root.hex()} "
+                                    f"(tree size {checkpoint.tree_size})")
+
+
+def check_items(bag: Bag, log: CustodyLog | None, checkpoint: Checkpoint | None,
+                report: Report) -> None:
+    """Step 5: every item's file, metadata and proof."""
+    items_dir, proofs_dir = bag.path("data/items"), bag.path("data/proofs")
+    item_dirs = sorted((p for p in items_dir.iterdir() if p.is_dir()), key=item_order) \
+        if items_dir.is_dir() else []
+    items_passed = proofs_passed = 0
+    for item_path in item_dirs:
+        item_dir = f"data/items/{item_path.name}"
+        before = len(report.failures)
+        item = read_json_file(item_path / "item.json", f"{item_dir}/item.json", "item", report)
+        if item is not None:
+            if not is_count(item.get("id")) or str(item.get("id")) != item_path.name:
+                report.fail("item", f"{item_dir}/item.json",
+                            f"id is {item.get('id')!r}, but the directory is {item_path.name}")
+            check_item_file(bag, item_dir, item, report)
+        items_passed += len(report.failures) == before
+        before = len(report.failures)
+        proof_where = f"data/proofs/{item_path.name}.json"
+        proof = read_json_file(proofs_dir / f"{item_path.name}.json", proof_where, "proof",
+                               report)
+        if proof is not None and item is not None:
+            check_proof(proof, proof_where, item, log, checkpoint, report)
+        proofs_passed += len(report.failures) == before
+    check_orphan_proofs(proofs_dir, {p.name for p in item_dirs}, report)
+    report.count("items", items_passed, len(item_dirs),
+                 "item.json sha256, sha512 and size match the stored file")
+    report.count("proofs", proofs_passed, len(item_dirs),
+                 "entry records the item; audit path leads to checkpoint.json's root")
+
+
+def check_orphan_proofs(proofs_dir: Path, item_names: set[str], report: Report) -> None:
+    if not proofs_dir.is_dir():
+        return
+    for proof in sorted(proofs_dir.iterdir()):
+        if proof.suffix != ".json" or proof.stem not in item_names:
+            report.fail("proof", f"data/proofs/{proof.name}",
+                        "does not belong to any item in data/items/")
+
+
+# ---------------------------------------------------------------------------------------------
+# Putting it together
+# ---------------------------------------------------------------------------------------------
+
+
+def _guarded(report: Report, stage: str, check: Callable[[], T]) -> T | None:
+    """Run one stage; a crash on malformed input becomes a reported failure, not a traceback."""
+    try:
+        return check()
+    except Exception as exc:  # noqa: BLE001  (any crash must still end in a report)
+        report.fail("internal", stage, f"the check stopped on unexpected input: {exc!r}")
+        return None
+
+
+def verify_bundle(bundle: Path) -> Report:
+    """Run every check of the format on the bundle in ``bundle`` and return what was found."""
+    report = Report()
+    bag = Bag(bundle)
+    info = _guarded(report, "BagIt", lambda: check_bag(bag, report)) or {}
+    log = _guarded(report, "custody log", lambda: check_log(bag, report))
+    key = _guarded(report, "public key", lambda: load_public_key(bag, report))
+    latest = _guarded(report, "checkpoint.json",
+                      lambda: check_latest_checkpoint(bag, log, key, report))
+    _guarded(report, "checkpoints.jsonl",
+             lambda: check_earlier_checkpoints(bag, log, key, latest, report))
+    _guarded(report, "items", lambda: check_items(bag, log, latest, report))
+    if log is not None and log.case_id is not None:
+        for value in info.get("Casebuilder-Case-Id", []):
+            if value != log.case_id:
+                report.fail("bagit", "bag-info.txt", f"Casebuilder-Case-Id is {value!r}, the "
+                                                     f"log's case_id is {log.case_id!r}")
+    if key is not None:
+        report.note(f"case public key (raw, SHA-256): {hashlib.sha256(key).hexdigest()} - "
+                    "compare it with the key the case holder published or gave the court")
+    return report
+
+
+def print_report(bundle: Path, report: Report) -> None:
+    print(f"Checking {bundle} ({FORMAT_NAME})")
+    print()
+    print("Counts (passed of checked):")
+    for what, (passed, total, meaning) in report.counts.items():
+        print(f"  {what:<14} {passed:>6} of {total:<6} {meaning}")
+    if report.notes:
+        print()
+        print("Notes:")
+        for note in report.notes:
+            print(f"  - {note}")
+    print()
+    if report.ok:
+        print("RESULT: all checks passed.")
+        return
+    print(f"RESULT: FAILED - {len(report.failures)} problem(s):")
+    for number, failure in enumerate(report.failures, start=1):
+        print(f"  {number}. FAIL {failure}")
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="verify_bundle.py",
+        description=f"Check a casebuilder court bundle ({FORMAT_NAME}) with the standard "
+        "library only. Exit status: 0 all checks hold, 1 a check failed, 2 usage error.",
+    )
+    parser.add_argument(
+        "bundle", nargs="?", metavar="BUNDLE_DIR", default=str(Path(__file__).resolve().parent),
+        help="the bundle directory (default: the directory this script is in)",
+    )
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # argparse has already printed the usage message
+        return 0 if exc.code == 0 else 2
+    bundle = Path(args.bundle)
+    if not bundle.is_dir():
+        print(f"verify_bundle.py: error: {bundle} is not a directory", file=sys.stderr)
+        return 2
+    reconfigure = getattr(sys.stdout, "reconfigure", None)
+    if reconfigure is not None:  # print odd file names rather than crash on them
+        reconfigure(errors="backslashreplace")
+    report = verify_bundle(bundle)
+    print_report(bundle, report)
+    return 0 if report.ok else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,75 @@
+"""Shared fixtures: paths to ../shared, fresh case homes, and a way to run the real CLI."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from casebuilder.preservation.case import Case, init_case
+
+pytest_plugins = ["tsa_authority"]
+
+REPO = Path(__file__).resolve().parent.parent
+SHARED = REPO.parent / "shared"
+DEV_REPORTS = SHARED / "corpus" / "dev" / "reports"
+
+
+@pytest.fixture(scope="session")
+def shared_dir() -> Path:
+    if not SHARED.is_dir():
+        pytest.skip(f"the shared data folder {SHARED} is not beside the project")
+    return SHARED
+
+
+@pytest.fixture(scope="session")
+def dev_reports(shared_dir: Path) -> Path:
+    if not DEV_REPORTS.is_dir():
+        pytest.skip(f"{DEV_REPORTS} is missing from the shared folder")
+    return DEV_REPORTS
+
+
+@pytest.fixture
+def case(tmp_path: Path) -> Iterator[Case]:
+    opened = init_case(
+        tmp_path / "home", name="test case", investigator="Test Investigator", environ={}
+    )
+    try:
+        yield opened
+    finally:
+        opened.close()
+
+
+def run_cli(
+    *args: str | os.PathLike[str],
+    home: Path | None = None,
+    env: dict[str, str] | None = None,
+    cwd: Path | None = None,
+) -> subprocess.CompletedProcess[str]:
+    """Run ``python -m casebuilder`` as a user would, in a separate process."""
+    command = [sys.executable, "-m", "casebuilder"]
+    if home is not None:
+        command += ["--home", str(home)]
+    command += [os.fspath(a) for a in args]
+    full_env = {k: v for k, v in os.environ.items() if not k.startswith("CASEBUILDER_")}
+    full_env.update(env or {})
+    return subprocess.run(
+        command, capture_output=True, text=True, env=full_env, cwd=cwd, timeout=600, check=False
+    )
+
+
+def venv_script(name: str) -> str:
+    """A console script installed beside the running interpreter (e.g. bagit.py)."""
+    candidate = Path(sys.executable).parent / name
+    if candidate.exists():
+        return str(candidate)
+    import shutil
+
+    found = shutil.which(name)
+    if found is None:
+        pytest.skip(f"{name} is not installed")
+    return found

@@ -1,0 +1,70 @@
+"""ruff and mypy (strict) are part of the suite, so a red lint is a red build."""
+
+from __future__ import annotations
+
+import subprocess
+
+from conftest import REPO, venv_script
+
+
+def run(tool: str, *args: str) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [venv_script(tool), *args], cwd=REPO, capture_output=True, text=True, check=False
+    )
+
+
+def test_ruff_is_clean():
+    result = run("ruff", "check", "src", "tests", "benchmarks")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_mypy_strict_is_clean():
+    result = run("mypy")
+    assert result.returncode == 0, result.stdout + result.stderr
+
+
+def test_every_module_starts_with_a_docstring():
+    import ast
+
+    missing = []
+    for path in sorted((REPO / "src" / "casebuilder").rglob("*.py")):
+        if path.name == "__init__.py" and not path.read_text().strip():
+            continue
+        tree = ast.parse(path.read_text())
+        if ast.get_docstring(tree) is None:
+            missing.append(str(path.relative_to(REPO)))
+    assert not missing, f"modules without a docstring: {missing}"
+
+
+def test_stages_only_import_downwards():
+    import ast
+
+    order = [
+        "model",
+        "store",
+        "gazetteer",
+        "preservation",
+        "intake",
+        "extraction",
+        "resolution",
+        "analysis",
+        "reporting",
+        "cli",
+    ]
+    rank = {name: i for i, name in enumerate(order)}
+    wrong = []
+    for path in sorted((REPO / "src" / "casebuilder").rglob("*.py")):
+        parts = path.relative_to(REPO / "src" / "casebuilder").parts
+        if len(parts) < 2 or parts[0] not in rank:
+            continue
+        here = parts[0]
+        for node in ast.walk(ast.parse(path.read_text())):
+            if (
+                isinstance(node, ast.ImportFrom)
+                and node.module
+                and node.module.startswith("casebuilder.")
+            ):
+                there = node.module.split(".")[1]
+                if there in rank and rank[there] > rank[here]:
+                    wrong.append(f"{path.relative_to(REPO)} imports {node.module}")
+    assert not wrong, "a stage imports from a stage above it:\n" + "\n".join(wrong)
