@@ -45,7 +45,7 @@ from casebuilder.intake.handlers.pdf import PAGE_SEPARATOR, PdfHandler, parse_pd
 from casebuilder.intake.handlers.text import TextHandler, looks_like_text
 
 HANDLERS = default_handlers()
-FAST = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+FAST = settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 _counter = itertools.count()
 
 
@@ -614,6 +614,18 @@ def test_truncated_mp4_still_reads_its_moov_with_a_warning(tmp_path):
     result = parse(MediaHandler(), tmp_path, "cut.mp4", raw[:-2000])
     assert result.metadata["location"] == {"lat": 50.45, "lon": 30.52, "alt": None}
     assert any("truncated" in w and "mdat" in w for w in result.warnings)
+
+
+def test_bare_quicktime_and_text_that_only_looks_like_it(tmp_path):
+    raw = box(b"moov", mvhd(mp4_seconds(datetime(2022, 4, 8, tzinfo=UTC)))) + box(b"mdat", b"")
+    assert chosen("old.mov", raw) == "media"
+    result = parse(MediaHandler(), tmp_path, "old.mov", raw)
+    assert result.metadata["container"] == "quicktime"
+    assert result.metadata["created"] == "2022-04-08T00:00:00+00:00"
+    story = b"The free press reported the strike.\n" * 3  # "free" at offset 4, like a box
+    assert chosen("story.txt", story) == "text"
+    assert chosen("story.mov", story) is None
+    assert chosen("note.txt", b"ID3 tags are metadata\n") == "text"
 
 
 def test_wav_from_the_wave_module(tmp_path):

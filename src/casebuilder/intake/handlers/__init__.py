@@ -55,12 +55,20 @@ def default_handlers(
     ]
 
 
-def _image(kind: str) -> Callable[[bytes], bool]:
-    return lambda head: image_kind(head) == kind
+def _pdf(sniff: Sniff) -> bool:
+    return looks_like_pdf(sniff.head)
 
 
-def _media(*kinds: str) -> Callable[[bytes], bool]:
-    return lambda head: container_kind(head) in kinds
+def _zip(sniff: Sniff) -> bool:
+    return looks_like_zip(sniff.head)
+
+
+def _image(kind: str) -> Callable[[Sniff], bool]:
+    return lambda sniff: image_kind(sniff.head) == kind
+
+
+def _media(*kinds: str) -> Callable[[Sniff], bool]:
+    return lambda sniff: container_kind(sniff.head, sniff.size) in kinds
 
 
 _MP4 = ("an MP4/QuickTime file", _media("mp4", "quicktime", "3gp", "m4a"))
@@ -68,8 +76,8 @@ _MATROSKA = ("a Matroska/WebM file", _media("matroska", "webm"))
 _OGG = ("an Ogg file", _media("ogg"))
 
 #: Extensions that claim a format with a signature, and the check the content must pass.
-EXTENSION_CLAIMS: dict[str, tuple[str, Callable[[bytes], bool]]] = {
-    ".pdf": ("a PDF", looks_like_pdf),
+EXTENSION_CLAIMS: dict[str, tuple[str, Callable[[Sniff], bool]]] = {
+    ".pdf": ("a PDF", _pdf),
     ".jpg": ("a JPEG image", _image("JPEG")),
     ".jpeg": ("a JPEG image", _image("JPEG")),
     ".png": ("a PNG image", _image("PNG")),
@@ -96,7 +104,7 @@ EXTENSION_CLAIMS: dict[str, tuple[str, Callable[[bytes], bool]]] = {
     ".ogv": _OGG,
     ".opus": _OGG,
     ".flac": ("a FLAC file", _media("flac")),
-    ".zip": ("a ZIP archive", looks_like_zip),
+    ".zip": ("a ZIP archive", _zip),
 }
 
 
@@ -118,7 +126,7 @@ def describe_mismatch(sniff: Sniff) -> str | None:
     if claim is None:
         return None
     label, check = claim
-    if check(sniff.head):
+    if check(sniff):
         return None
     return f"named {ext} but the content is not {label} (starts with '{_preview(sniff.head)}...')"
 

@@ -36,7 +36,7 @@ from casebuilder.intake.handlers.base import (
 from casebuilder.intake.handlers.html import html_to_text
 from casebuilder.intake.handlers.text import decode_text, extension, looks_like_text, read_capped
 
-EMAIL_EXTENSIONS = frozenset({".eml", ".mbox", ".msg822"})
+EMAIL_EXTENSIONS = frozenset({".eml"})  # not .mbox: many messages, not one
 BID_EMAIL_HEADERS = BID_WEAK + 30  # mail headers at the start: above any text guess
 
 _FIELD = re.compile(rb"([!-9;-~]+):")
@@ -262,7 +262,11 @@ class EmailHandler:
             inner = part.get_payload()
             message = inner[0] if isinstance(inner, list) and inner else None
             if isinstance(message, Message):
-                data = message.as_bytes(policy=policy.default.clone(refold_source="none"))
+                try:
+                    data = message.as_bytes(policy=policy.default.clone(refold_source="none"))
+                except Exception as exc:  # noqa: BLE001 - the generator chokes on some defects
+                    warnings.append(f"a forwarded message could not be handed on: {exc}")
+                    return
                 self._add(children, part, data, ".eml", warnings)
             return
         if part.is_multipart():

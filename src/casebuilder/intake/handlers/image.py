@@ -359,8 +359,12 @@ class ImageHandler:
                 "format": fmt,
                 "mode": image.mode,
             }
-            if getattr(image, "is_animated", False):
-                metadata["animated"] = True
+            try:
+                # GIF and WebP find out by reading on to a second frame, which may be damaged.
+                if getattr(image, "is_animated", False):
+                    metadata["animated"] = True
+            except Exception as exc:  # noqa: BLE001 - the pixels are decoded (and judged) below
+                result.warnings.append(f"frames could not be counted: {exc}")
             metadata.update(read_exif(image, result.warnings))
             result.metadata = metadata
 

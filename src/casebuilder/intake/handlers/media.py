@@ -19,6 +19,7 @@ MP4 time means "not set" and is dropped rather than reported as 1904.
 from __future__ import annotations
 
 import math
+import os
 import re
 import struct
 from dataclasses import dataclass
@@ -97,8 +98,33 @@ def _mp3_frame(head: bytes) -> bool:
     return version != 1 and layer != 0 and bitrate != 15 and rate != 3
 
 
-def container_kind(head: bytes) -> str | None:
-    """The container the signature says ("mp4", "quicktime", "wav", ...), or None."""
+def _bare_quicktime(head: bytes, total_size: int) -> bool:
+    """Old QuickTime files start straight with moov/mdat/wide/...: check the sizes add up.
+
+    Four letters at offset 4 are weak evidence ("The free press..." has "free" there), so the
+    first box must fit in the file and the box after it, if in view, must be a top-level one.
+    """
+    if len(head) < 8 or head[4:8] not in _QUICKTIME_TOP:
+        return False
+    (size,) = struct.unpack_from(">I", head)
+    if size == 0:
+        return True  # one box to the end of the file
+    if size == 1:
+        if len(head) < 16:
+            return False
+        (size,) = struct.unpack_from(">Q", head, 8)
+    if size < 8 or size > total_size:
+        return False
+    if size + 8 <= len(head):
+        return head[size + 4 : size + 8] in _QUICKTIME_TOP | {b"ftyp", b"uuid", b"junk", b"udta"}
+    return True
+
+
+def container_kind(head: bytes, total_size: int | None = None) -> str | None:
+    """The container the signature says ("mp4", "quicktime", "wav", ...), or None.
+
+    ``total_size`` is the file's size (default: ``len(head)``), used to judge box sizes.
+    """
     if len(head) >= 12 and head[4:8] == b"ftyp":
         brand = head[8:12]
         if brand in IMAGE_BRANDS:
@@ -110,21 +136,21 @@ def container_kind(head: bytes) -> str | None:
         if brand in (b"M4A ", b"M4B ", b"M4P "):
             return "m4a"
         return "mp4"
-    if len(head) >= 8 and head[4:8] in _QUICKTIME_TOP:
-        (size,) = struct.unpack(">I", head[:4])
-        if size in (0, 1) or size >= 8:
-            return "quicktime"
+    if _bare_quicktime(head, len(head) if total_size is None else total_size):
+        return "quicktime"
     if head.startswith(b"\x1a\x45\xdf\xa3"):
         return "webm" if b"webm" in head[:64] else "matroska"
     if head.startswith(b"RIFF") and head[8:12] == b"AVI ":
         return "avi"
     if head.startswith((b"RIFF", b"RIFX")) and head[8:12] == b"WAVE":
         return "wav"
-    if head.startswith(b"ID3") or _mp3_frame(head):
+    # ID3v2: version 2-4, then a "syncsafe" size whose bytes all have the top bit clear.
+    id3 = head.startswith(b"ID3") and len(head) >= 10 and head[3] in (2, 3, 4)
+    if (id3 and all(b < 0x80 for b in head[6:10])) or _mp3_frame(head):
         return "mp3"
-    if head.startswith(b"OggS"):
+    if head.startswith(b"OggS") and len(head) >= 5 and head[4] == 0:  # stream structure v0
         return "ogg"
-    if head.startswith(b"fLaC"):
+    if head.startswith(b"fLaC") and len(head) >= 5 and head[4] & 0x7F == 0:  # STREAMINFO first
         return "flac"
     return None
 
@@ -492,7 +518,7 @@ class MediaHandler:
     media_type = "application/octet-stream"  # per file in the result: video/mp4, audio/wav, ...
 
     def bid(self, sniff: Sniff) -> int:
-        kind = container_kind(sniff.head)
+        kind = container_kind(sniff.head, sniff.size)
         if kind is None:
             return BID_NONE
         if kind == "mp3" and not sniff.head.startswith(b"ID3"):
@@ -505,12 +531,13 @@ class MediaHandler:
     def parse(self, source: ParseSource) -> ParseResult:
         try:
             with open(source.path, "rb") as stream:
+                size = os.fstat(stream.fileno()).st_size
                 head = stream.read(64)
-                kind = container_kind(head) or "media"
+                kind = container_kind(head, size) or "media"
                 qt_warnings: list[str] = []
                 moov = None
                 if kind in ("mp4", "quicktime", "3gp", "m4a"):
-                    moov = _top_level_moov(stream, source.size, qt_warnings)
+                    moov = _top_level_moov(stream, size, qt_warnings)
         except OSError as exc:
             raise UnreadableContent(f"cannot read the stored original: {exc}") from exc
 
