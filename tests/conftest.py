@@ -14,6 +14,15 @@ from casebuilder.preservation.case import Case, init_case
 
 pytest_plugins = ["tsa_authority"]
 
+
+def pytest_configure(config: pytest.Config) -> None:
+    # One gazetteer index cache for the whole run (and for the CLI processes tests start),
+    # kept out of the user's own cache folder.
+    if not os.environ.get("CASEBUILDER_CACHE"):
+        cache = Path(config.rootpath) / ".pytest_cache" / "casebuilder-cache"
+        cache.mkdir(parents=True, exist_ok=True)
+        os.environ["CASEBUILDER_CACHE"] = str(cache)
+
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
 DEV_REPORTS = SHARED / "corpus" / "dev" / "reports"
@@ -55,7 +64,8 @@ def run_cli(
     if home is not None:
         command += ["--home", str(home)]
     command += [os.fspath(a) for a in args]
-    full_env = {k: v for k, v in os.environ.items() if not k.startswith("CASEBUILDER_")}
+    full_env = {k: v for k, v in os.environ.items()
+                if not k.startswith("CASEBUILDER_") or k == "CASEBUILDER_CACHE"}
     full_env.update(env or {})
     return subprocess.run(
         command, capture_output=True, text=True, env=full_env, cwd=cwd, timeout=600, check=False
@@ -73,3 +83,36 @@ def venv_script(name: str) -> str:
     if found is None:
         pytest.skip(f"{name} is not installed")
     return found
+
+
+@pytest.fixture(scope="session")
+def extraction_tools():
+    from casebuilder.extraction.run import ExtractionTools, cache_dir
+
+    return ExtractionTools.build(cache_dir(dict(os.environ)))
+
+
+@pytest.fixture(scope="session")
+def dev_case_home(tmp_path_factory, dev_reports, extraction_tools) -> Path:
+    """A case holding the development reports, ingested and extracted once per run.
+    Tests that change it must copy it first (see ``dev_case_copy``)."""
+    from casebuilder.extraction.run import extract_items
+    from casebuilder.intake.ingest import ingest
+
+    home = tmp_path_factory.mktemp("dev-case") / "home"
+    case = init_case(home, name="development reports", environ={})
+    try:
+        ingest(case, [dev_reports])
+        extract_items(case, extraction_tools)
+    finally:
+        case.close()
+    return home
+
+
+@pytest.fixture
+def dev_case_copy(dev_case_home, tmp_path) -> Path:
+    import shutil
+
+    copy = tmp_path / "home"
+    shutil.copytree(dev_case_home, copy)
+    return copy

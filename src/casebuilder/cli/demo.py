@@ -9,11 +9,14 @@ from pathlib import Path
 
 import click
 
+from casebuilder.cli.extraction import run_extraction
 from casebuilder.cli.locker import print_ingest_report
 from casebuilder.cli.main import CliState, cli, opened_case
 from casebuilder.intake.ingest import ingest
 from casebuilder.preservation.verify import record_verification, verify_case
 from casebuilder.reporting.bundle import write_bundle
+from casebuilder.reporting.export import export_incidents
+from casebuilder.resolution.incidents import build_incidents
 
 DEMO_HOME = Path("casebuilder-demo")
 
@@ -40,6 +43,11 @@ def demo_command(state: CliState) -> None:
         with opened_case(state) as case:
             report = ingest(case, samples)
             print_ingest_report(report, home)
+            run_extraction(case, None)
+            incidents = build_incidents(case)
+            exports = home / "exports"
+            export_incidents(case, incidents, "geojson", exports / "incidents.geojson")
+            export_incidents(case, incidents, "csv", exports / "incidents.csv")
             verification = verify_case(case)
             record_verification(case, verification)
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -52,6 +60,8 @@ def demo_command(state: CliState) -> None:
         for finding in verification.failures:
             click.echo(f"  - {finding}")
     click.echo(f"Case home:    {home.resolve()}")
+    click.echo(f"Incidents:    {len(incidents)} -> {(exports / 'incidents.geojson').resolve()} "
+               "(and incidents.csv)")
     click.echo(f"Court bundle: {bundle.path.resolve()} ({bundle.items} items)")
     click.echo(f"Next: casebuilder --home {home} items | verify | log --tail 5")
     sys.exit(0 if verification.ok else 1)

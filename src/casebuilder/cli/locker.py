@@ -14,11 +14,24 @@ from casebuilder.cli.progress import RichIngestProgress, want_progress
 from casebuilder.errors import NotFound
 from casebuilder.intake.ingest import IngestReport, ingest
 from casebuilder.intake.walk import printable
+from casebuilder.preservation.case import Case
 from casebuilder.preservation.verify import record_verification, verify_case
 from casebuilder.reporting.bundle import write_bundle
 from casebuilder.store.schema import CustodyEvent, Derivation, Item, Origin
 
 LIST_LIMIT = 60
+
+
+def texts_among(case: Case, item_ids: list[int]) -> list[int]:
+    """The new originals that have a text to extract from."""
+    if not item_ids:
+        return []
+    from sqlalchemy import select
+
+    with case.session() as session:
+        return list(session.execute(select(Item.id).where(
+            Item.id.in_(item_ids), Item.kind == "original",
+            Item.text_item_id.is_not(None))).scalars())
 
 
 def print_ingest_report(report: IngestReport, home: Path) -> None:
@@ -62,8 +75,16 @@ def print_ingest_report(report: IngestReport, home: Path) -> None:
     default=None,
     help="Show a progress bar (default: on a terminal, for long runs).",
 )
+@click.option(
+    "--extract/--no-extract",
+    default=True,
+    show_default=True,
+    help="Extract incident mentions from the new texts.",
+)
 @click.pass_obj
-def ingest_command(state: CliState, paths: tuple[Path, ...], show_progress: bool | None) -> None:
+def ingest_command(
+    state: CliState, paths: tuple[Path, ...], show_progress: bool | None, extract: bool
+) -> None:
     """Preserve files and folders (recursively) and read what can be read from them."""
     with opened_case(state) as case:
         progress = RichIngestProgress() if want_progress(show_progress) else None
@@ -73,6 +94,11 @@ def ingest_command(state: CliState, paths: tuple[Path, ...], show_progress: bool
             if progress is not None:
                 progress.close()
         print_ingest_report(report, state.home)
+        texts = texts_among(case, report.new_item_ids)
+        if texts and extract:
+            from casebuilder.cli.extraction import run_extraction
+
+            run_extraction(case, texts)
 
 
 @cli.command("verify")

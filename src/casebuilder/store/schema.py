@@ -35,7 +35,7 @@ NAMING = {
 
 class Base(DeclarativeBase):
     metadata = MetaData(naming_convention=NAMING)
-    type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON}
+    type_annotation_map: ClassVar[dict[Any, Any]] = {dict[str, Any]: JSON, list[str]: JSON}
 
 
 class CaseInfo(Base):
@@ -155,3 +155,87 @@ class Checkpoint(Base):
 
 
 Index("ix_origins_parent", Origin.parent_item_id)
+
+
+class ExtractionRun(Base):
+    """One pass of the extractor over one item's text: which tool, vocabulary and gazetteer."""
+
+    __tablename__ = "extraction_runs"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
+    text_item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    extractor: Mapped[str] = mapped_column(String(120))
+    vocabulary_sha256: Mapped[str] = mapped_column(String(64))
+    gazetteer: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[str] = mapped_column(String(32))
+    entry_seq: Mapped[int] = mapped_column(Integer)
+    mention_count: Mapped[int] = mapped_column(Integer)
+    claim_count: Mapped[int] = mapped_column(Integer)
+    results_sha256: Mapped[str] = mapped_column(String(64))
+    current: Mapped[bool] = mapped_column(default=True)  # superseded runs are kept, not used
+
+
+class IncidentMention(Base):
+    """One attack or situation at one place as one document reports it."""
+
+    __tablename__ = "incident_mentions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("extraction_runs.id"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
+    key: Mapped[str] = mapped_column(String(40), index=True)
+    situation: Mapped[bool] = mapped_column()
+    categories: Mapped[list[str]] = mapped_column(JSON)
+    place_name: Mapped[str] = mapped_column(Text)
+    place: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    lat: Mapped[float | None] = mapped_column()
+    lon: Mapped[float | None] = mapped_column()
+    date_start: Mapped[str | None] = mapped_column(String(10))
+    date_end: Mapped[str | None] = mapped_column(String(10))
+    date_precision: Mapped[str | None] = mapped_column(String(12))
+    date_expression: Mapped[str | None] = mapped_column(Text)
+    date_basis: Mapped[str | None] = mapped_column(String(20))  # event | report | situation
+    char_start: Mapped[int] = mapped_column(Integer)
+    char_end: Mapped[int] = mapped_column(Integer)
+
+
+class Claim(Base):
+    """One value a document states about a mention, with its words and its source."""
+
+    __tablename__ = "claims"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    mention_id: Mapped[int] = mapped_column(ForeignKey("incident_mentions.id"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    kind: Mapped[str] = mapped_column(String(40), index=True)
+    value: Mapped[dict[str, Any]] = mapped_column(JSON)
+    rule: Mapped[str] = mapped_column(String(60))
+    char_start: Mapped[int] = mapped_column(Integer)
+    char_end: Mapped[int] = mapped_column(Integer)
+    sentence_start: Mapped[int] = mapped_column(Integer)
+    sentence_end: Mapped[int] = mapped_column(Integer)
+    quote: Mapped[str] = mapped_column(Text)
+    attributed_to: Mapped[str] = mapped_column(Text)
+    speaker_role: Mapped[str] = mapped_column(Text)
+    source_kind: Mapped[str] = mapped_column(String(40))
+    party: Mapped[str | None] = mapped_column(String(40))
+    verb: Mapped[str] = mapped_column(String(60))
+    evidentiality: Mapped[str] = mapped_column(String(20))
+    qualifiers: Mapped[list[str]] = mapped_column(JSON)
+    also_attributed: Mapped[list[str]] = mapped_column(JSON)
+
+
+class AnalystDecision(Base):
+    """An analyst's merge, split, edit or grade of an incident, with the reason given.
+
+    Decisions name mentions by their stable keys, so they survive re-extraction and re-merging;
+    each is also a custody entry.
+    """
+
+    __tablename__ = "analyst_decisions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    action: Mapped[str] = mapped_column(String(20))  # merge | split | edit | grade
+    incident_id: Mapped[str] = mapped_column(String(40), index=True)
+    payload: Mapped[dict[str, Any]] = mapped_column(JSON)
+    reason: Mapped[str] = mapped_column(Text)
+    actor: Mapped[str] = mapped_column(String(200))
+    at: Mapped[str] = mapped_column(String(32))
+    entry_seq: Mapped[int] = mapped_column(Integer)

@@ -1,0 +1,98 @@
+"""Commands of the extraction stage: extract, geocode, export incidents."""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from pathlib import Path
+
+import click
+
+from casebuilder.cli.main import CliState, cli, opened_case
+from casebuilder.preservation.case import Case
+
+
+def extraction_tools() -> object:
+    from casebuilder.extraction.run import ExtractionTools, cache_dir
+
+    return ExtractionTools.build(cache_dir(dict(os.environ)))
+
+
+def run_extraction(case: Case, item_ids: list[int] | None, *, quiet: bool = False,
+                   force: bool = False) -> None:
+    from casebuilder.extraction.run import ExtractionTools, extract_items
+
+    tools = extraction_tools()
+    assert isinstance(tools, ExtractionTools)
+    report = extract_items(case, tools, item_ids, force=force)
+    done = report.extracted
+    mentions = sum(o.mentions for o in done)
+    claims = sum(o.claims for o in done)
+    unchanged = [o for o in report.outcomes if o.status == "unchanged"]
+    failed = [o for o in report.outcomes if o.status in {"failed", "no text"} and o.reason]
+    if not quiet or done or failed:
+        click.echo(f"Extraction: {len(done)} texts read, {mentions} incident mentions, "
+                   f"{claims} claims; {len(unchanged)} already extracted with these rules.")
+    for o in failed:
+        click.echo(f"  item {o.item_id} ({o.name}): {o.reason}")
+
+
+@cli.command("extract")
+@click.argument("items", nargs=-1, type=int)
+@click.option("--force", is_flag=True,
+              help="Extract again even where these rules already ran (a new run is logged; "
+                   "analysts' decisions are kept).")
+@click.pass_obj
+def extract_command(state: CliState, items: tuple[int, ...], force: bool) -> None:
+    """Find incident mentions and claims in the texts held (default: all)."""
+    with opened_case(state, create=False) as case:
+        run_extraction(case, list(items) or None, force=force)
+
+
+@cli.command("geocode")
+@click.argument("queries", nargs=-1)
+@click.pass_obj
+def geocode_command(state: CliState, queries: tuple[str, ...]) -> None:
+    """Resolve place names offline; one JSON object per query (or per line of stdin)."""
+    from casebuilder.extraction.run import cache_dir
+    from casebuilder.gazetteer import load_gazetteer
+
+    del state
+    gazetteer = load_gazetteer(cache_dir(dict(os.environ)) / "gazetteer")
+    lines = list(queries) if queries else [line.rstrip("\n") for line in sys.stdin]
+    out = sys.stdout
+    for query in lines:
+        place = gazetteer.resolve(query).place if query.strip() else None
+        record = {
+            "query": query,
+            "name": place.name if place else None,
+            "lat": place.lat if place else None,
+            "lon": place.lon if place else None,
+            "admin1": (place.admin1 or None) if place else None,
+            "country": place.country if place else None,
+            "gazetteer_id": place.gazetteer_id if place else None,
+            "precision": place.precision if place else None,
+        }
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+@cli.group("export")
+def export_group() -> None:
+    """Standard exports of the case."""
+
+
+@export_group.command("incidents")
+@click.option("--format", "fmt", type=click.Choice(["geojson", "csv", "json"]),
+              default="geojson", show_default=True)
+@click.option("-o", "--output", "out", required=True, type=click.Path(path_type=Path))
+@click.pass_obj
+def export_incidents_command(state: CliState, fmt: str, out: Path) -> None:
+    """Export the case's incidents with their sources and quotes."""
+    from casebuilder.reporting.export import export_incidents
+    from casebuilder.resolution.incidents import build_incidents
+
+    with opened_case(state, create=False) as case:
+        incidents = build_incidents(case)
+        sha256 = export_incidents(case, incidents, fmt, out)
+    click.echo(f"Wrote {len(incidents)} incidents to {out} ({fmt}, sha256 {sha256[:16]}…).")

@@ -1,0 +1,239 @@
+"""Commands of the resolution stage: list incidents, show one, and analysts' decisions."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from typing import Any
+
+import click
+
+from casebuilder.cli.main import CliState, cli, opened_case
+from casebuilder.errors import CasebuilderError
+from casebuilder.resolution.summary import Incident
+
+
+def _properties(incidents: list[Incident]) -> list[dict[str, Any]]:
+    from casebuilder.reporting.export import incident_properties
+    from casebuilder.resolution.profiles import load_profiles
+
+    profiles = load_profiles()
+    return [incident_properties(i, profiles) for i in incidents]
+
+
+def _within(p: dict[str, Any], since: date | None, until: date | None) -> bool:
+    if since is None and until is None:
+        return True
+    if p["date_start"] is None:
+        return False
+    start, end = date.fromisoformat(p["date_start"]), date.fromisoformat(p["date_end"])
+    return (since is None or end >= since) and (until is None or start <= until)
+
+
+@cli.command("incidents")
+@click.option("--place", help="Only incidents whose place or region contains this text.")
+@click.option("--from", "since", type=click.DateTime(["%Y-%m-%d"]), help="From this date.")
+@click.option("--to", "until", type=click.DateTime(["%Y-%m-%d"]), help="Up to this date.")
+@click.option("--category", help="Only incidents of this category (e.g. explosive_attack).")
+@click.option("--grade", help="Only incidents of this grade (confirmed, fair, weak, ...).")
+@click.pass_obj
+def incidents_command(state: CliState, place: str | None, since: Any, until: Any,
+                      category: str | None, grade: str | None) -> None:
+    """List the case's incidents as a table."""
+    from rich.console import Console
+    from rich.table import Table
+
+    from casebuilder.resolution.incidents import build_incidents
+
+    with opened_case(state, create=False) as case:
+        rows = _properties(build_incidents(case))
+    since_d = since.date() if since else None
+    until_d = until.date() if until else None
+    chosen = [p for p in rows
+              if (not place or place.lower() in f"{p['place']} {p['admin1']}".lower())
+              and (not category or category in p["categories"])
+              and (not grade or p["grade"] == grade)
+              and _within(p, since_d, until_d)]
+    table = Table(title=f"{len(chosen)} of {len(rows)} incidents", show_lines=False)
+    for column in ("id", "date", "place", "categories", "killed", "injured", "weapon",
+                   "grade", "sources", "docs"):
+        table.add_column(column, overflow="fold")
+    for p in chosen:
+        when = p["date_start"] or "?"
+        if p["date_end"] and p["date_end"] != p["date_start"]:
+            when = f"{when}..{p['date_end']}"
+
+        table.add_row(p["id"], when, f"{p['place']} ({p['precision']})",
+                      ", ".join(p["categories"]), _toll(p, "killed"), _toll(p, "injured"),
+                      p["weapon"] or "-", p["grade"], str(p["independent_sources"]),
+                      str(len(p["documents"])))
+    Console(width=160).print(table)
+
+
+def _toll(p: dict[str, Any], measure: str) -> str:
+    low, high, qualifier = p[f"{measure}_min"], p[f"{measure}_max"], p[f"{measure}_qualifier"]
+    if low is None:
+        return "-"
+    number = str(low) if high in (None, low) else f"{low}-{high}"
+    return number if qualifier in (None, "exact") else f"{qualifier} {number}"
+
+
+@cli.group("incident")
+def incident_group() -> None:
+    """Show one incident, or record an analyst's decision on it (each needs --reason)."""
+
+
+@incident_group.command("show")
+@click.argument("incident_id")
+@click.option("--json", "as_json", is_flag=True, help="Print the full record as JSON.")
+@click.pass_obj
+def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
+    """Why each document was joined, every source's version, figures, contradictions, grade."""
+    from casebuilder.preservation.items import item_ref
+    from casebuilder.resolution.incidents import build_incidents, find_incident
+    from casebuilder.store.schema import Item
+
+    with opened_case(state, create=False) as case:
+        incident = find_incident(build_incidents(case), incident_id)
+        (p,) = _properties([incident])
+        with case.transaction() as tx:
+            items = [tx.session.get(Item, i) for i in {m.document.item_id
+                                                       for m in incident.mentions}]
+            tx.record("view", [item_ref(i) for i in items if i is not None],
+                      {"what": "incident", "incident": incident.id})
+        case.checkpoint()
+    if as_json:
+        click.echo(json.dumps(p, indent=2, ensure_ascii=False))
+        return
+    click.echo(f"{p['id']}: {', '.join(p['categories'])} at {p['place']} "
+               f"({p['precision']}, {p['admin1'] or '-'}, {p['country'] or '-'})")
+    click.echo(f"  date: {p['date_start']} .. {p['date_end']} ({p['date_basis']})")
+    click.echo(f"  grade: {p['grade']}; independent origins: {p['independent_sources']}")
+    for reason in p["grade_reasons"]:
+        click.echo(f"    - {reason}")
+    click.echo("  why these documents are one incident:")
+    for reason in p["merge_reasons"]:
+        click.echo(f"    - {reason}")
+    for measure in ("killed", "injured"):
+        timeline = p["figures"][measure]
+        if timeline:
+            click.echo(f"  {measure}, in report order (best: {_toll(p, measure)}):")
+            for f in timeline:
+                earlier = " [called an earlier report]" if f["earlier_report"] else ""
+                click.echo(f"    {f['reported_at'] or '?':<26} {f['text']!r} — {f['source']} "
+                           f"({f['document']}){earlier}")
+    if p["contradictions"]:
+        click.echo("  contradictions and denials:")
+        for c in p["contradictions"]:
+            click.echo(f"    * {c['aspect']}: {c['summary']}")
+            for version in c.get("versions", []):
+                who = ", ".join(sorted({s.get('source', '?') for s in version["sources"]}))
+                click.echo(f"        {version['value']}: {who}")
+            for key in ("denied_by", "counter_accusations", "claimed", "disputed"):
+                for s in c.get(key, []):
+                    click.echo(f"        {key.replace('_', ' ')}: {s['source']} — "
+                               f"\"{s['quote'][:120]}\"")
+    click.echo("  sources:")
+    for s in p["sources"]:
+        click.echo(f"    {s['document']} [{s['char_start']}:{s['char_end']}] "
+                   f"{s['attributed_to']} ({s['source_kind']}, {s['evidentiality']}, "
+                   f"{'/'.join(s['admiralty'])}): \"{s['quote'][:140]}\"")
+    for d in p["analyst_decisions"]:
+        click.echo(f"  analyst {d['actor']} {d['action']} at {d['at']}: {d['reason']}")
+
+
+def _decide(state: CliState, action: str, incident_id: str, payload: dict[str, Any],
+            reason: str) -> None:
+    from casebuilder.resolution.decisions import record_decision
+    from casebuilder.resolution.incidents import build_incidents, find_incident
+
+    with opened_case(state, create=False) as case:
+        incidents = build_incidents(case)
+        incident = find_incident(incidents, incident_id)
+        payload = dict(payload, anchor_keys=[m.key for m in incident.mentions])
+        if action == "merge":
+            others = [find_incident(incidents, other) for other in payload.pop("others")]
+            keys = [m.key for i in [incident, *others] for m in i.mentions]
+            payload["keys"] = keys
+            payload["merged"] = [i.id for i in others]
+        if action == "split":
+            wanted = set(payload.pop("documents"))
+            moved = [m.key for m in incident.mentions
+                     if m.document.name in wanted or m.key in wanted or
+                     str(m.document.item_id) in wanted]
+            if not moved or len(moved) == len(incident.mentions):
+                raise CasebuilderError("split needs some, not all, of the incident's documents")
+            payload["moved"] = moved
+            payload["remaining"] = [m.key for m in incident.mentions if m.key not in moved]
+            payload["anchor_keys"] = payload["remaining"]
+        record_decision(case, action, incident.id, payload, reason)
+    click.echo(f"{action} recorded for {incident.id} (logged in the custody log).")
+
+
+@incident_group.command("merge")
+@click.argument("incident_id")
+@click.argument("others", nargs=-1, required=True)
+@click.option("--reason", required=True, help="Why these are one incident.")
+@click.pass_obj
+def incident_merge(state: CliState, incident_id: str, others: tuple[str, ...],
+                   reason: str) -> None:
+    """Merge other incidents into INCIDENT_ID."""
+    _decide(state, "merge", incident_id, {"others": list(others)}, reason)
+
+
+@incident_group.command("split")
+@click.argument("incident_id")
+@click.option("--document", "documents", multiple=True, required=True,
+              help="A document (file name, item id or mention key) to move out; repeatable.")
+@click.option("--reason", required=True, help="Why they are a different incident.")
+@click.pass_obj
+def incident_split(state: CliState, incident_id: str, documents: tuple[str, ...],
+                   reason: str) -> None:
+    """Move documents out of an incident into a new one, and keep them apart."""
+    _decide(state, "split", incident_id, {"documents": list(documents)}, reason)
+
+
+@incident_group.command("edit")
+@click.argument("incident_id")
+@click.option("--set", "assignment", required=True,
+              help="FIELD=VALUE; fields: place (JSON object), date (ISO, e.g. 2022-04-08 or "
+                   "2022-03), categories (comma-separated), killed_best / injured_best "
+                   "(a number or low-high), note.")
+@click.option("--reason", required=True, help="Why the value is changed.")
+@click.pass_obj
+def incident_edit(state: CliState, incident_id: str, assignment: str, reason: str) -> None:
+    """Override one value of an incident (the sources' claims are kept)."""
+    field, _, raw = assignment.partition("=")
+    value: Any = raw
+    if field == "categories":
+        value = [c.strip() for c in raw.split(",") if c.strip()]
+    elif field in {"killed_best", "injured_best"}:
+        low, _, high = raw.partition("-")
+        try:
+            value = {"low": int(low), "high": int(high or low), "text": raw}
+        except ValueError as exc:
+            raise click.BadParameter(f"{field} takes a number or low-high") from exc
+    elif field == "place":
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise click.BadParameter("place takes a JSON object with name, lat, lon") from exc
+    elif field == "date":
+        from casebuilder.model.partial_date import PartialDate
+
+        try:
+            PartialDate.parse_iso(raw)
+        except ValueError as exc:
+            raise click.BadParameter(f"not an ISO date or range: {raw}") from exc
+    _decide(state, "edit", incident_id, {"field": field, "value": value}, reason)
+
+
+@incident_group.command("grade")
+@click.argument("incident_id")
+@click.argument("grade", type=click.Choice(["confirmed", "fair", "weak", "contested",
+                                            "discounted"]))
+@click.option("--reason", required=True, help="Why this grade.")
+@click.pass_obj
+def incident_grade(state: CliState, incident_id: str, grade: str, reason: str) -> None:
+    """Set an incident's civilian-harm grade by hand."""
+    _decide(state, "grade", incident_id, {"grade": grade}, reason)

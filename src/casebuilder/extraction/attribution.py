@@ -1,0 +1,389 @@
+"""Who says so: the speaker, reporting verb and evidentiality behind each sentence's claims.
+
+The extractor asks, for every sentence, "according to whom?". The answer comes from patterns
+over words, not from a trained parser:
+
+* ``X said`` / ``X, the head of Y, wrote`` — a speaker phrase before a speech verb, with an
+  apposition between commas kept as the speaker's role;
+* ``"...," said X`` / ``explained his daughter, X`` — the inverted order after a quotation;
+* ``according to X`` / ``citing X``;
+* ``he said`` / ``the council said`` — a pronoun or a short definite phrase resolved to the
+  speaker last named in the document with a matching surname or head word.
+
+A sentence with no speaker is the outlet's own reporting. Evidentiality comes from the verb
+(said: stated; accused: alleged; denied: denied; saw: observed), from phrases ("at the scene",
+"satellite images showed") and from markers such as "could not be independently verified",
+which qualify the claims of their own sentence or, when they stand alone, of the sentence
+before. The kind of source (official, journalist, witness, belligerent statement, monitoring
+mission) and its affiliation to a party come from the vocabularies.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, replace
+
+from casebuilder.extraction.phrases import PhraseMatcher
+from casebuilder.extraction.text import Sentence, TextAnalyser, Token
+from casebuilder.extraction.vocabulary import Vocabulary
+
+PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i"})
+_SKIP_BEFORE_VERB = frozenset({"also", "later", "earlier", "separately", "previously", "had",
+                               "has", "have", "then", "further", "again", "reportedly",
+                               "initially", "first", "would", "was", "were", "is", "are"})
+_SPEAKER_BREAKS = frozenset({"that", "and", "but", "while", "which", "who", "when",
+                             "because", "after", "before", "if", ";", ":", "“", "”", '"',
+                             "(", ")", "—", "–", "-"})
+_TIME_WORDS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
+                         "sunday", "january", "february", "march", "april", "may", "june",
+                         "july", "august", "september", "october", "november", "december",
+                         "today", "yesterday", "morning", "evening", "night", "week",
+                         "month", "year", "on", "in", "at", "last", "this", "early", "late"})
+_NOUN_BEFORE = frozenset({"initial", "early", "earlier", "later", "first", "media", "news",
+                          "some", "the", "unconfirmed", "other", "these", "those", "press",
+                          "a", "an", "its", "their", "his", "her", "official"})
+_DETERMINERS = frozenset({"the", "his", "her", "its", "their", "a", "an", "one", "local"})
+_ROLE_WORDS = frozenset({"spokesman", "spokeswoman", "spokesperson", "governor", "mayor",
+                         "minister", "president", "adviser", "advisor", "head", "chief",
+                         "ombudsman", "prosecutor", "commander", "negotiator", "secretary",
+                         "official", "officials", "director", "correspondent", "council",
+                         "ministry", "office", "police", "administration", "service",
+                         "authorities", "residents", "resident", "witness", "witnesses",
+                         "journalists", "journalist", "embassy", "company", "military", "army",
+                         "staff", "mission", "committee", "broadcaster", "agency", "daughter",
+                         "son", "wife", "husband", "mother", "father", "rescuers", "emergency",
+                         "government", "kremlin", "people", "officers", "survivors",
+                         "monitors", "volunteers", "doctors", "doctor", "nurse", "soldiers",
+                         "troops", "forces", "media", "reporters", "photographs", "images",
+                         "footage", "videos", "video", "report", "reports", "statement",
+                         "locals", "city", "railway", "railways", "governor's", "officials'",
+                         "prosecutors", "investigators"})
+
+
+@dataclass(frozen=True)
+class Attribution:
+    """The source of a sentence's claims."""
+
+    speaker: str  # as the text names it, fullest known form ("Pavlo Kyrylenko")
+    role: str  # the speaker's role or apposition ("governor of the Donetsk region"), or ""
+    kind: str  # source kind key from sources.toml ("official", "witness", "outlet", ...)
+    party: str | None  # affiliation to a party in actors.toml, if the words say so
+    verb: str  # reporting verb or phrase ("said", "according to"), "" for the outlet's own
+    evidentiality: str  # observed | stated | alleged | denied | unverified
+    qualifiers: tuple[str, ...] = ()  # e.g. ("unverified",)
+    others: tuple[str, ...] = ()  # further sources the same sentence names
+    start: int | None = None  # the speaker's words in the text
+    end: int | None = None
+
+    def qualified(self, marker: str) -> Attribution:
+        if marker in self.qualifiers:
+            return self
+        evidentiality = self.evidentiality
+        if marker == "unverified" and evidentiality in {"stated", "alleged"}:
+            evidentiality = "unverified"
+        return replace(self, qualifiers=(*self.qualifiers, marker), evidentiality=evidentiality)
+
+
+@dataclass
+class SpeakerMemory:
+    """Speakers named so far in one document, to resolve "he said" and "Kyrylenko said"."""
+
+    named: list[Attribution] = field(default_factory=list)
+
+    def remember(self, attribution: Attribution) -> None:
+        if attribution.kind != "outlet":
+            self.named.append(attribution)
+
+    def resolve(self, words: list[str]) -> Attribution | None:
+        if not words:
+            return None
+        if len(words) == 1 and words[0] in PRONOUNS:
+            wanted_person = words[0] in {"he", "she", "i"}
+            for earlier in reversed(self.named):
+                if not wanted_person or _looks_like_person(earlier.speaker):
+                    return earlier
+            return None
+        last = words[-1]
+        for earlier in reversed(self.named):
+            speaker_words = earlier.speaker.lower().split()
+            if speaker_words and speaker_words[-1] == last and len(speaker_words) > len(words):
+                return earlier
+            if len(words) == 2 and words[0] in {"the", "its"} and \
+                    last in earlier.speaker.lower().split():
+                return earlier
+            if words[0] == "its" and len(words) <= 3:
+                return earlier
+        return None
+
+
+def _looks_like_person(speaker: str) -> bool:
+    parts = speaker.split()
+    return 2 <= len(parts) <= 4 and all(p[:1].isupper() for p in parts)
+
+
+def _clean(tokens: list[Token]) -> list[Token]:
+    while tokens and (tokens[0].is_punct or (tokens[0].lower in {"and", "but", "the", "while"}
+                      and len(tokens) > 1 and tokens[0].lower != "the")):
+        tokens = tokens[1:]
+    while tokens and tokens[-1].is_punct and tokens[-1].lower not in {"'s", "’s"}:
+        tokens = tokens[:-1]
+    return tokens
+
+
+def _text(sentence: Sentence, tokens: list[Token]) -> str:
+    if not tokens:
+        return ""
+    raw = sentence.text[tokens[0].start - sentence.start : tokens[-1].end - sentence.start]
+    return " ".join(raw.split())  # a wrapped line break inside a name is a space
+
+
+_LEADING = frozenset({"by", "on", "in", "at", "after", "before", "since", "during", "until",
+                      "as", "of", "late", "early", "earlier", "later", "then", "also"})
+
+
+def _strip_time(tokens: list[Token]) -> list[Token]:
+    """"By Tuesday morning the State Emergency Service": drop the time before the speaker."""
+    i = 0
+    while i < len(tokens) - 1 and (tokens[i].lower in _LEADING or tokens[i].lower in _TIME_WORDS
+                                   or tokens[i].lower.isdigit()):
+        i += 1
+    return tokens[i:] if i and i < len(tokens) else tokens
+
+
+def _is_name_token(token: Token) -> bool:
+    return token.is_title and not token.is_punct
+
+
+class Attributor:
+    """Finds the attribution of each sentence of one document, in order."""
+
+    def people(self) -> set[str]:
+        """Every word of the person names attributed so far (to tell a surname that is also
+        a village name from the village)."""
+        return {w for a in self.memory.named if _looks_like_person(a.speaker)
+                for w in a.speaker.split()}
+
+    def __init__(self, analyser: TextAnalyser, vocabulary: Vocabulary, outlet: str) -> None:
+        self.vocabulary = vocabulary
+        self.outlet = outlet or "the publishing outlet"
+        self.memory = SpeakerMemory()
+        self._phrases = PhraseMatcher(analyser, vocabulary.evidentiality_phrases.items())
+        self._according = PhraseMatcher(analyser, [(p, p) for p in vocabulary.according_to])
+        self._party_words = PhraseMatcher(
+            analyser,
+            [(w, key) for key, party in vocabulary.parties.items() for w in party.state_words],
+        )
+        self._previous: Attribution | None = None
+
+    # -- public -------------------------------------------------------------------------
+    def attribute(self, sentence: Sentence) -> tuple[Attribution, bool]:
+        """The sentence's attribution, and whether the sentence only qualifies the one before
+        (a stand-alone "The claim could not be independently verified.")."""
+        tokens = list(sentence.tokens)
+        phrase_kinds = {m.payload for m in self._phrases.find(tokens)}
+        found = self._speaker_before_verb(sentence) or self._speaker_after_verb(sentence) or \
+            self._according_to(sentence)
+        if found is None:
+            attribution = Attribution(self.outlet, "", "outlet", None, "", "stated")
+        else:
+            attribution = found
+            self.memory.remember(found)
+            also = self._according_to(sentence)
+            if also is not None and also.speaker != found.speaker:
+                self.memory.remember(also)
+                attribution = replace(attribution, others=(also.speaker,))
+        if "observed" in phrase_kinds and attribution.evidentiality in {"stated", "observed"}:
+            attribution = replace(attribution, evidentiality="observed")
+        if "denied" in phrase_kinds and attribution.evidentiality != "denied" and \
+                attribution.kind != "outlet":
+            attribution = replace(attribution, evidentiality="denied")
+        qualifies_previous = False
+        if "unverified" in phrase_kinds:
+            if found is None and self._previous is not None and len(tokens) <= 14:
+                qualifies_previous = True
+            else:
+                attribution = attribution.qualified("unverified")
+        self._previous = attribution
+        return attribution, qualifies_previous
+
+    # -- patterns -----------------------------------------------------------------------
+    def _according_to(self, sentence: Sentence) -> Attribution | None:
+        tokens = list(sentence.tokens)
+        for match in self._according.find(tokens):
+            after = _clean(self._phrase_after(tokens, match.last))
+            if after:
+                role: list[Token] = []
+                follow = match.last + len(after)
+                if follow < len(tokens) and tokens[follow].lower == ",":
+                    role = _clean(self._phrase_after(tokens, follow + 1))
+                    if not any(t.lower in _ROLE_WORDS for t in role):
+                        role = []
+                return self._make(sentence, after, role, match.phrase, "stated")
+        return None
+
+    def _speaker_before_verb(self, sentence: Sentence) -> Attribution | None:
+        tokens = list(sentence.tokens)
+        for index, token in enumerate(tokens):
+            if token.lower not in self.vocabulary.speech_verbs or index == 0:
+                continue
+            end = index
+            while end > 0 and tokens[end - 1].lower in _SKIP_BEFORE_VERB:
+                end -= 1
+            if token.lower in {"reports", "report", "statement"} and \
+                    tokens[index - 1].lower in _NOUN_BEFORE:
+                continue  # "Initial reports had put ...": a noun, not a verb
+            if tokens[index - 1].lower in {"been", "be", "being", "was", "were", "is", "are"}:
+                continue  # "Cases of rape have been reported": passive, no speaker here
+            phrase, role = self._phrase_before(tokens, end)
+            phrase = _clean(phrase)
+            if not phrase or not self._plausible_speaker(phrase):
+                continue
+            evidentiality = self.vocabulary.evidentiality_verbs.get(token.lower, "stated")
+            return self._make(sentence, phrase, role, token.lower, evidentiality)
+        return None
+
+    def _speaker_after_verb(self, sentence: Sentence) -> Attribution | None:
+        tokens = list(sentence.tokens)
+        for index, token in enumerate(tokens[:-1]):
+            if token.lower not in self.vocabulary.speech_verbs or index == 0:
+                continue
+            before = tokens[index - 1]
+            if not (before.is_punct or before.lower in {"”", '"', "’"}):
+                continue
+            after = self._phrase_after(tokens, index + 1)
+            role: list[Token] = []
+            # "explained his daughter, Kristina Katrikova": role, then the name
+            if after and not _is_name_token(after[0]) and index + 1 + len(after) < len(tokens) \
+                    and tokens[index + 1 + len(after)].lower == ",":
+                role = after
+                after = self._phrase_after(tokens, index + 2 + len(after))
+            after = _clean(after)
+            if after and not (_is_name_token(after[0]) or after[0].lower in _DETERMINERS):
+                continue  # "said dozens of residents were found": the reported content
+            if after and self._plausible_speaker(after):
+                evidentiality = self.vocabulary.evidentiality_verbs.get(token.lower, "stated")
+                return self._make(sentence, after, role, token.lower, evidentiality)
+        return None
+
+    # -- helpers ------------------------------------------------------------------------
+    @staticmethod
+    def _phrase_after(tokens: list[Token], start: int) -> list[Token]:
+        out: list[Token] = []
+        if start < len(tokens) and tokens[start].lower in {"on", "in", "at", "that", "to",
+                                                            "for", "after", "before"}:
+            return out
+        for token in tokens[start:]:
+            if token.lower in {",", ".", ";", ":", "who", "which", "that", "“", "”", '"', "(",
+                               "—", "–"} or (token.lower in {"on", "in"} and out and \
+                    not out[-1].is_title):
+                break
+            out.append(token)
+            if len(out) >= 12:
+                break
+        return out
+
+    def _phrase_before(self, tokens: list[Token], end: int) -> tuple[list[Token], list[Token]]:
+        """The speaker ending before ``end`` and its role, from up to three comma-separated
+        segments: "Name, role, said", "Role, Name, said", "Subject, aside, said"."""
+        segments: list[list[Token]] = []
+        closed_by_comma = end > 0 and tokens[end - 1].lower == ","
+        i = end - 1 if closed_by_comma else end
+        while len(segments) < 3:
+            k = i
+            while k > 0 and tokens[k - 1].lower not in _SPEAKER_BREAKS and \
+                    tokens[k - 1].lower != "," and i - k < 14:
+                k -= 1
+            if i - k >= 14:
+                break
+            segment = tokens[k:i]
+            if segment:
+                segments.insert(0, segment)
+            if k > 1 and tokens[k - 1].lower in {"who", "which"} and tokens[k - 2].lower == ",":
+                segments.pop(0)  # "X, who walked out of the city, told": an aside
+                i = k - 2
+                continue
+            if k > 0 and tokens[k - 1].lower == ",":
+                i = k - 1
+                continue
+            break
+        if not segments:
+            return [], []
+        last = _strip_time(_clean(segments[-1]))
+        previous = _strip_time(_clean(segments[-2])) if len(segments) > 1 else []
+
+        def names(seg: list[Token]) -> bool:
+            return bool(seg) and len(seg) <= 5 and all(
+                _is_name_token(t) or t.lower in {"'s", "’s"} for t in seg)
+
+        def roleish(seg: list[Token]) -> bool:
+            return any(t.lower in _ROLE_WORDS for t in seg)
+
+        if names(last):
+            return last, previous if roleish(previous) else []
+        if closed_by_comma and names(previous) and self._plausible_speaker(last):
+            return previous, last
+        if self._plausible_speaker(last) and not closed_by_comma:
+            return last, []
+        if previous and len(previous) <= 6 and self._plausible_speaker(previous):
+            return previous, []
+        if self._plausible_speaker(last):
+            return last, []
+        return [], []
+
+    def _plausible_speaker(self, phrase: list[Token]) -> bool:
+        words = [t.lower for t in phrase]
+        if all(w in _TIME_WORDS or w.isdigit() for w in words):
+            return False  # "as recently as Monday"
+        if len(words) == 1 and words[0] in PRONOUNS:
+            return True
+        if len(words) > 12:
+            return False
+        if any(_is_name_token(t) for t in phrase):
+            return True
+        return any(w in _ROLE_WORDS for w in words)
+
+    def _make(self, sentence: Sentence, phrase: list[Token], role: list[Token], verb: str,
+              evidentiality: str) -> Attribution:
+        words = [t.lower for t in phrase]
+        earlier = self.memory.resolve(words)
+        if earlier is not None and (len(words) == 1 or words[0] in {"the", "its"} or
+                                    len(words) < len(earlier.speaker.split())):
+            return replace(earlier, verb=verb, evidentiality=evidentiality, qualifiers=(),
+                           start=phrase[0].start, end=phrase[-1].end)
+        by = next((i for i, t in enumerate(phrase) if t.lower == "by"), None)
+        if by is not None and by + 1 < len(phrase) and _is_name_token(phrase[by + 1]):
+            # "Satellite images taken by Maxar Technologies": the maker is the source
+            names = [t for t in phrase[by + 1 :]]
+            cut = next((i for i, t in enumerate(names) if not _is_name_token(t)), len(names))
+            role, phrase = phrase[:by], names[:cut]
+        speaker = _text(sentence, phrase)
+        role_text = _text(sentence, _clean(role))
+        described = f"{speaker} {role_text}".lower()
+        return Attribution(
+            speaker=speaker,
+            role=role_text,
+            kind=self._kind(described),
+            party=self._party(sentence, phrase + role),
+            verb=verb,
+            evidentiality=evidentiality,
+            start=phrase[0].start,
+            end=phrase[-1].end,
+        )
+
+    def _kind(self, described: str) -> str:
+        """The kind whose longest marker appears in the speaker's words ("regional military
+        administration" is an official body although "military" alone marks an army)."""
+        padded = f" {described.replace('’', chr(39))} "
+        best, best_length = "unknown", 0
+        for kind in self.vocabulary.source_kinds:
+            for marker in kind.markers:
+                if f" {marker.strip()} " in padded and len(marker.strip()) > best_length:
+                    best, best_length = kind.key, len(marker.strip())
+        return best
+
+    def _party(self, sentence: Sentence, phrase: list[Token]) -> str | None:
+        del sentence
+        for match in self._party_words.find(phrase):
+            if match.first > 0 and phrase[match.first - 1].lower in {"in", "at", "near", "from"}:
+                continue  # "the United States embassy in Kyiv" is not Ukrainian
+            return match.payload
+        return None

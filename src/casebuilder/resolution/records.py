@@ -1,0 +1,134 @@
+"""Reading the current extraction results of a case as mention records.
+
+A mention record is one stored incident mention with its claims and the facts about the
+document it came from (file name, hashes, title, outlet, publication date) that every
+exported source needs. Resolution builds incidents from these records; nothing here writes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any, cast
+
+from sqlalchemy import select
+
+from casebuilder.extraction.run import parse_published
+from casebuilder.model.partial_date import PartialDate, Precision
+from casebuilder.preservation.case import Case
+from casebuilder.store import schema
+
+
+@dataclass(frozen=True)
+class DocumentInfo:
+    item_id: int
+    name: str  # the file name it was ingested from
+    sha256: str
+    title: str
+    outlet: str
+    published: date | None
+    published_raw: str  # as the collection metadata gives it, with time and zone if known
+
+
+@dataclass
+class ClaimRecord:
+    id: int
+    kind: str
+    value: dict[str, Any]
+    rule: str
+    char_start: int
+    char_end: int
+    sentence_start: int
+    sentence_end: int
+    quote: str
+    attributed_to: str
+    speaker_role: str
+    source_kind: str
+    party: str | None
+    verb: str
+    evidentiality: str
+    qualifiers: list[str]
+    also_attributed: list[str]
+    document: DocumentInfo
+
+
+@dataclass
+class MentionRecord:
+    id: int
+    key: str
+    situation: bool
+    categories: list[str]
+    place_name: str
+    place: dict[str, Any] | None
+    date: PartialDate | None
+    date_expression: str
+    date_basis: str
+    document: DocumentInfo
+    claims: list[ClaimRecord] = field(default_factory=list)
+
+    @property
+    def coordinates(self) -> tuple[float, float] | None:
+        if self.place is None:
+            return None
+        return float(self.place["lat"]), float(self.place["lon"])
+
+
+def _document(item: schema.Item) -> DocumentInfo:
+    origin = item.origins[0] if item.origins else None
+    collection: dict[str, Any] = {}
+    for o in item.origins:
+        if o.collection:
+            collection = o.collection
+            break
+    metadata: dict[str, Any] = item.item_metadata or {}
+    raw = str(collection.get("published") or metadata.get("published") or
+              metadata.get("date") or "")
+    return DocumentInfo(
+        item_id=item.id,
+        name=origin.name if origin else f"item-{item.id}",
+        sha256=item.sha256,
+        title=str(collection.get("title") or metadata.get("title") or ""),
+        outlet=str(collection.get("outlet") or metadata.get("site_name") or ""),
+        published=parse_published(raw),
+        published_raw=raw,
+    )
+
+
+def load_mentions(case: Case) -> list[MentionRecord]:
+    """Every mention of every current extraction run, in document and text order."""
+    with case.session() as session:
+        runs = {r.id: r for r in session.execute(select(schema.ExtractionRun).where(
+            schema.ExtractionRun.current.is_(True))).scalars()}
+        if not runs:
+            return []
+        rows = list(session.execute(select(schema.IncidentMention).where(
+            schema.IncidentMention.run_id.in_(list(runs))).order_by(
+            schema.IncidentMention.item_id, schema.IncidentMention.char_start,
+            schema.IncidentMention.id)).scalars())
+        claims = list(session.execute(select(schema.Claim).where(
+            schema.Claim.mention_id.in_([r.id for r in rows])).order_by(
+            schema.Claim.id)).scalars())
+        documents = {item.id: _document(item) for item in session.execute(select(
+            schema.Item).where(schema.Item.id.in_({r.item_id for r in rows}))).scalars()}
+    records: dict[int, MentionRecord] = {}
+    for row in rows:
+        value = None
+        if row.date_start and row.date_end and row.date_precision:
+            value = PartialDate(date.fromisoformat(row.date_start),
+                                date.fromisoformat(row.date_end),
+                                cast(Precision, row.date_precision))
+        records[row.id] = MentionRecord(
+            id=row.id, key=row.key, situation=row.situation, categories=list(row.categories),
+            place_name=row.place_name, place=row.place, date=value,
+            date_expression=row.date_expression or "", date_basis=row.date_basis or "",
+            document=documents[row.item_id])
+    for c in claims:
+        record = records[c.mention_id]
+        record.claims.append(ClaimRecord(
+            id=c.id, kind=c.kind, value=dict(c.value), rule=c.rule, char_start=c.char_start,
+            char_end=c.char_end, sentence_start=c.sentence_start,
+            sentence_end=c.sentence_end, quote=c.quote, attributed_to=c.attributed_to,
+            speaker_role=c.speaker_role, source_kind=c.source_kind, party=c.party, verb=c.verb,
+            evidentiality=c.evidentiality, qualifiers=list(c.qualifiers),
+            also_attributed=list(c.also_attributed), document=record.document))
+    return list(records.values())

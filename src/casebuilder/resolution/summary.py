@@ -1,0 +1,265 @@
+"""What an incident amounts to, read from all the claims of its mentions.
+
+An incident keeps every claim of every source; this module only derives the headline values an
+export or a table shows (categories, place, dates, the current best casualty figure, weapon,
+target, claimed perpetrators), each by a stated rule, and lists the sources with their quotes.
+Nothing is dropped: contradicting values stay in the claims and in the lists of alternatives.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import date
+from typing import Any
+
+from casebuilder.extraction.vocabulary import CATEGORY_ORDER
+from casebuilder.model.partial_date import PartialDate
+from casebuilder.resolution.records import ClaimRecord, MentionRecord
+
+PRECISION_RANK = {"point": 0, "district": 1, "settlement": 2, "region": 3, "country": 4}
+#: Weapons named only by family, less specific than a named system.
+GENERIC_WEAPONS = frozenset({"missile", "rocket", "artillery", "aerial bomb", "drone",
+                             "gunfire", "landmine", "tank fire", "multiple rocket launcher"})
+GENERIC_TARGETS = frozenset({"residential building", "public space", "vehicle",
+                             "bridge or road", "industrial site"})
+
+
+@dataclass(frozen=True)
+class Figure:
+    """One casualty figure as a source gave it, in report order."""
+
+    measure: str
+    low: int | None
+    high: int | None
+    qualifier: str
+    text: str
+    source: str
+    source_kind: str
+    evidentiality: str
+    document: str
+    reported_at: str  # the document's publication date and time as given
+    order: tuple[str, int]  # report time, then position in the text
+    earlier_report: bool
+    claim_id: int
+
+    def as_json(self) -> dict[str, Any]:
+        return {"measure": self.measure, "low": self.low, "high": self.high,
+                "qualifier": self.qualifier, "text": self.text, "source": self.source,
+                "source_kind": self.source_kind, "evidentiality": self.evidentiality,
+                "document": self.document, "reported_at": self.reported_at,
+                "earlier_report": self.earlier_report}
+
+
+@dataclass
+class Incident:
+    """An incident: mentions from one or more documents judged to be one attack or situation."""
+
+    id: str
+    mentions: list[MentionRecord]
+    reasons: list[str] = field(default_factory=list)  # why each document was joined
+    decisions: list[dict[str, Any]] = field(default_factory=list)  # analysts' decisions
+    overrides: dict[str, Any] = field(default_factory=dict)  # analysts' edits
+
+    @property
+    def claims(self) -> list[ClaimRecord]:
+        return [c for m in self.mentions for c in m.claims]
+
+    @property
+    def situation(self) -> bool:
+        return all(m.situation for m in self.mentions)
+
+
+def categories(incident: Incident) -> list[str]:
+    if "categories" in incident.overrides:
+        return list(incident.overrides["categories"])
+    found = {c for m in incident.mentions for c in m.categories}
+    return [c for c in CATEGORY_ORDER if c in found]
+
+
+def best_place(incident: Incident) -> tuple[str, dict[str, Any] | None]:
+    """The most precise place any member gives (a station point beats its city)."""
+    if "place" in incident.overrides:
+        place = incident.overrides["place"]
+        return str(place.get("name", "")), place
+    placed = [m for m in incident.mentions if m.place is not None]
+    if not placed:
+        return (incident.mentions[0].place_name if incident.mentions else ""), None
+    best = min(placed, key=lambda m: (PRECISION_RANK.get(str(m.place["precision"]), 9)
+                                      if m.place else 9, m.id))
+    return best.place_name, best.place
+
+
+def dates(incident: Incident) -> tuple[PartialDate | None, str]:
+    """The narrowest event date any member gives; otherwise the situation's span or the
+    earliest report date. Returns the value and the basis ("event", "situation", "report")."""
+    if "date" in incident.overrides:
+        return PartialDate.parse_iso(str(incident.overrides["date"])), "analyst"
+    for basis in ("event", "situation", "report"):
+        values = [m.date for m in incident.mentions if m.date is not None and
+                  m.date_basis == basis]
+        if not values:
+            continue
+        if basis == "situation":
+            start = min(v.start for v in values)
+            end = max(v.end for v in values)
+            return PartialDate.range(start, end), basis
+        return min(values, key=lambda v: (v.days, v.start)), basis
+    return None, ""
+
+
+def figures(incident: Incident, measure: str) -> list[Figure]:
+    """Every figure of one measure, oldest report first. Sub-group figures ("five children
+    among the dead") are parts, not totals, and cumulative figures belong to situations."""
+    out = []
+    for c in incident.claims:
+        if c.kind != measure or c.value.get("subgroup"):
+            continue
+        if c.value.get("cumulative") and not incident.situation:
+            continue
+        out.append(Figure(
+            measure=measure, low=c.value.get("low"), high=c.value.get("high"),
+            qualifier=str(c.value.get("qualifier", "")), text=str(c.value.get("text", "")),
+            source=c.attributed_to, source_kind=c.source_kind, evidentiality=c.evidentiality,
+            document=c.document.name, reported_at=c.document.published_raw,
+            order=(_report_key(c.document.published_raw, c.document.published), c.char_start),
+            earlier_report=bool(c.value.get("earlier_report")), claim_id=c.id))
+    return sorted(out, key=lambda f: f.order)
+
+
+def _report_key(raw: str, published: date | None) -> str:
+    """Sortable report time: the full timestamp when the collection gives one (normalised to
+    UTC), otherwise the date alone, which then sorts at the end of its day."""
+    from datetime import UTC, datetime
+
+    if len(raw) > 10:
+        try:
+            moment = datetime.fromisoformat(raw)
+            if moment.tzinfo is not None:
+                return moment.astimezone(UTC).strftime("%Y-%m-%dT%H:%M:%S")
+            return moment.strftime("%Y-%m-%dT%H:%M:%S")
+        except ValueError:
+            pass
+    return f"{published.isoformat()}T23:59:59" if published else "9999"
+
+
+#: How reliable each kind of source is taken to be for casualty figures (lower is better).
+FIGURE_RELIABILITY = {"monitoring_mission": 0, "official": 1, "journalist": 1, "imagery": 2,
+                      "witness": 2, "outlet": 3, "belligerent_statement": 3, "unknown": 3}
+
+
+def best_figure(incident: Incident, measure: str) -> Figure | None:
+    """The current best figure: the latest report, and among figures reported at that same
+    time, the one from the most reliable kind of source; a figure the text itself calls an
+    earlier report is never the current one.
+
+    Tolls rise as bodies are found, so the latest figure is usually the most complete; a
+    figure given alongside it by a less reliable source does not replace it.
+    """
+    if f"{measure}_best" in incident.overrides:
+        value = incident.overrides[f"{measure}_best"]
+        return Figure(measure, value.get("low"), value.get("high"), "analyst",
+                      str(value.get("text", "")), "analyst", "analyst", "stated", "", "",
+                      ("9999", 0), False, -1)
+    candidates = [f for f in figures(incident, measure) if not f.earlier_report and
+                  f.evidentiality != "denied"]
+    if not candidates:
+        return None
+    latest = max(f.order[0] for f in candidates)
+    same_time = [f for f in candidates if f.order[0] == latest]
+    return min(same_time, key=lambda f: (FIGURE_RELIABILITY.get(f.source_kind, 3),
+                                         -(f.low or 0), f.order))
+
+
+def figure_range(incident: Incident, measure: str) -> tuple[int | None, int | None]:
+    stated = [v for f in figures(incident, measure) for v in (f.low, f.high) if v is not None]
+    return (min(stated), max(stated)) if stated else (None, None)
+
+
+def _ranked_values(incident: Incident, kind: str, key: str, generic: frozenset[str]
+                   ) -> list[str]:
+    claims = [c for c in incident.claims if c.kind == kind]
+    counts = Counter(str(c.value[key]) for c in claims)
+    last_seen = {str(c.value[key]): i for i, c in enumerate(claims)}
+    return sorted(counts, key=lambda v: (v in generic, -counts[v], -last_seen[v]))
+
+
+def weapons(incident: Incident) -> list[str]:
+    """Every weapon named, named systems before families, most often named first."""
+    return _ranked_values(incident, "weapon", "weapon", GENERIC_WEAPONS)
+
+
+def targets(incident: Incident) -> list[str]:
+    return _ranked_values(incident, "target", "target_type", GENERIC_TARGETS)
+
+
+def perpetrators(incident: Incident) -> list[dict[str, Any]]:
+    """Each party a source names as acting, with who says so; counter-accusations are kept."""
+    out: dict[tuple[str, bool], dict[str, Any]] = {}
+    for c in incident.claims:
+        if c.kind != "perpetrator":
+            continue
+        key = (str(c.value["party"]), bool(c.value.get("competing")))
+        entry = out.setdefault(key, {"party": c.value["party"], "label": c.value.get("label"),
+                                     "competing": bool(c.value.get("competing")),
+                                     "claimed_by": []})
+        if c.attributed_to not in entry["claimed_by"]:
+            entry["claimed_by"].append(c.attributed_to)
+    return sorted(out.values(), key=lambda e: (e["competing"], -len(e["claimed_by"])))
+
+
+def civilian(incident: Incident) -> bool | None:
+    if any(c.kind == "civilian_status" and c.value.get("civilian") for c in incident.claims):
+        return True
+    populations = {c.value.get("population") for c in incident.claims
+                   if c.kind in {"killed", "injured"}}
+    if populations & {"civilians", "children"}:
+        return True
+    if populations & {"military", "prisoners of war"}:
+        return False
+    return None
+
+
+def sources(incident: Incident) -> list[dict[str, Any]]:
+    """One entry per sentence that supports the incident, with who said it and how."""
+    seen: dict[tuple[int, int], dict[str, Any]] = {}
+    for c in incident.claims:
+        sentence_key = (c.document.item_id, c.sentence_start)
+        if sentence_key in seen:
+            entry = seen[sentence_key]
+            if c.kind not in entry["claims"]:
+                entry["claims"].append(c.kind)
+            continue
+        seen[sentence_key] = {
+            "document": c.document.name,
+            "item_id": c.document.item_id,
+            "sha256": c.document.sha256,
+            "title": c.document.title,
+            "outlet": c.document.outlet,
+            "published": c.document.published_raw or None,
+            "attributed_to": c.attributed_to,
+            "also_attributed": list(c.also_attributed),
+            "speaker_role": c.speaker_role,
+            "source_kind": c.source_kind,
+            "party": c.party,
+            "reporting_verb": c.verb,
+            "evidentiality": c.evidentiality,
+            "qualifiers": list(c.qualifiers),
+            "quote": c.quote,
+            "char_start": c.sentence_start,
+            "char_end": c.sentence_end,
+            "claims": [c.kind],
+        }
+        # A sentence that names a second source ("officials said ..., according to the
+        # ombudsman") supports the incident through both.
+        for other in c.also_attributed:
+            seen[(c.document.item_id, -c.sentence_start - 1)] = dict(
+                seen[sentence_key], attributed_to=other, also_attributed=[c.attributed_to],
+                speaker_role="", source_kind="unknown", party=None, reporting_verb="",
+                evidentiality=c.evidentiality, claims=["also_attributed"])
+    return list(seen.values())
+
+
+def reported_dates(incident: Incident) -> tuple[date | None, date | None]:
+    published = [m.document.published for m in incident.mentions if m.document.published]
+    return (min(published), max(published)) if published else (None, None)

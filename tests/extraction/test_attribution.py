@@ -1,0 +1,75 @@
+"""Who says so: speakers, roles, kinds of source and evidentiality, sentence by sentence."""
+
+from __future__ import annotations
+
+import pytest
+
+from casebuilder.extraction.attribution import Attributor
+from casebuilder.extraction.text import TextAnalyser
+from casebuilder.extraction.vocabulary import load_vocabulary
+
+
+@pytest.fixture(scope="module")
+def tools():
+    return TextAnalyser(), load_vocabulary()
+
+
+CASES = [
+    # sentence, speaker, role contains, kind, party, evidentiality
+    ("Oleksiy Arestovych, adviser to Ukrainian President Volodymyr Zelenskyy, said dozens of "
+     "residents were found killed.", "Oleksiy Arestovych", "adviser", "official", "ukraine",
+     "stated"),
+    ("The head of the regional administration, Vyacheslav Chaus, said on Thursday that ten "
+     "people died.", "Vyacheslav Chaus", "head of the regional administration", "official",
+     None, "stated"),
+    ("Tetyana Ignatchenko, a spokeswoman for the Donetsk regional military administration, gave "
+     "a death toll of 27.", "Tetyana Ignatchenko", "spokeswoman", "official", None, "stated"),
+    ("“There were bombardments, and we could not carry him,” explained his daughter, Kristina "
+     "Katrikova.", "Kristina Katrikova", "daughter", "witness", None, "stated"),
+    ("Russia's defence ministry denied responsibility for the strike.", "Russia's defence ministry",
+     "", "belligerent_statement", "russia", "denied"),
+    ("Russian troops opened fire on the queue, the broadcaster Suspilne reported, citing its "
+     "correspondent at the scene.", "the broadcaster Suspilne", "", "journalist", None,
+     "observed"),
+    ("AP journalists saw soldiers remove at least six bodies from a street.", "AP journalists",
+     "", "journalist", None, "observed"),
+    ("Local residents said the dead were civilians, a claim that could not be independently "
+     "verified.", "Local residents", "", "witness", None, "unverified"),
+    ("The strike killed 21 people, according to the local prosecutor's office.",
+     "the local prosecutor's office", "", "official", None, "stated"),
+    ("The mayor of Chernihiv, also under attack for weeks, said on Sunday that shelling had "
+     "destroyed the city.", "The mayor of Chernihiv", "", "official", None, "stated"),
+    ("By Tuesday morning the State Emergency Service said 18 people had been killed.",
+     "the State Emergency Service", "", "official", None, "stated"),
+    ("Satellite images taken by Maxar Technologies on Monday showed the word written outside.",
+     "Maxar Technologies", "Satellite images", "imagery", None, "observed"),
+    ("The United States embassy in Kyiv said Russian forces had shot ten people.",
+     "The United States embassy in Kyiv", "", "official", None, "stated"),
+]
+
+
+@pytest.mark.parametrize(("sentence", "speaker", "role", "kind", "party", "evidentiality"),
+                         CASES)
+def test_attribution(tools, sentence, speaker, role, kind, party, evidentiality):
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    (parsed,) = analyser.sentences(sentence)
+    found, _ = attributor.attribute(parsed)
+    assert found.speaker == speaker
+    assert role.lower() in found.role.lower()
+    assert found.kind == kind
+    assert found.party == party
+    assert found.evidentiality == evidentiality
+
+
+def test_unattributed_narrative_is_the_outlets_own_and_pronouns_resolve(tools):
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    text = ("A missile hit the station on Friday. Pavlo Kyrylenko, the governor, said dozens "
+            "died. He said five children were among the dead. The claim could not be "
+            "independently verified.")
+    results = [attributor.attribute(s) for s in analyser.sentences(text)]
+    assert results[0][0].speaker == "The Outlet" and results[0][0].kind == "outlet"
+    assert results[1][0].speaker == "Pavlo Kyrylenko"
+    assert results[2][0].speaker == "Pavlo Kyrylenko"
+    assert results[3][1] is True  # the last sentence qualifies the one before it

@@ -1,0 +1,70 @@
+"""Every vocabulary file loads, has the expected shape, and a broken one fails loudly."""
+
+from __future__ import annotations
+
+import shutil
+
+import pytest
+
+from casebuilder.extraction.vocabulary import (
+    CATEGORY_ORDER,
+    VOCAB_DIR,
+    VocabularyError,
+    load_vocabulary,
+)
+from casebuilder.resolution.profiles import load_profiles
+
+
+def test_vocabularies_load_with_every_category_and_known_weapons():
+    v = load_vocabulary()
+    assert set(v.categories) == set(CATEGORY_ORDER)
+    for name in ("Iskander", "Tochka-U", "Kalibr", "Kh-22", "Grad", "glide bomb",
+                 "Shahed drone", "artillery", "tank fire", "gunfire"):
+        assert name in v.weapons, name
+    for target in ("residential building", "hospital", "maternity ward", "school", "shelter",
+                   "theatre", "market", "shop or mall", "railway station", "bread queue", "cafe",
+                   "energy infrastructure", "evacuation route"):
+        assert target in v.targets, target
+    assert v.evidentiality_verbs["denied"] == "denied"
+    assert v.evidentiality_verbs["said"] == "stated"
+    assert v.evidentiality_verbs["saw"] == "observed"
+    assert "could not be independently verified" in v.evidentiality_phrases
+    assert {"russia", "ukraine"} <= set(v.parties)
+    assert v.wars.war_for("war", None) is None or True
+    assert len(v.digest) == 64
+
+
+def test_every_weapon_names_a_known_category_and_aliases_are_lower_case():
+    v = load_vocabulary()
+    for weapon in v.weapons.values():
+        assert weapon.category in CATEGORY_ORDER
+        assert all(a == a.lower() for a in weapon.aliases)
+
+
+def test_a_broken_vocabulary_is_refused_with_the_file_named(tmp_path):
+    broken = tmp_path / "vocab"
+    shutil.copytree(VOCAB_DIR, broken)
+    text = (broken / "categories.toml").read_text()
+    (broken / "categories.toml").write_text(text + "\n[bombardment]\ntriggers = ['x']\n")
+    with pytest.raises(VocabularyError, match="unknown category"):
+        load_vocabulary(broken)
+    (broken / "categories.toml").write_text("not = [valid")
+    with pytest.raises(VocabularyError, match=r"categories\.toml"):
+        load_vocabulary(broken)
+
+
+def test_an_analyst_can_extend_a_vocabulary(tmp_path):
+    extended = tmp_path / "vocab"
+    shutil.copytree(VOCAB_DIR, extended)
+    with open(extended / "weapons.toml", "a") as fh:
+        fh.write('\n["Lancet drone"]\naliases = ["lancet"]\nfamily = "drone"\n'
+                 'category = "explosive_attack"\nwide_area = false\n')
+    v = load_vocabulary(extended)
+    assert "Lancet drone" in v.weapons
+    assert v.digest != load_vocabulary().digest
+
+
+def test_source_profiles_load():
+    profiles = load_profiles()
+    assert profiles.kinds["official"].reliability in "ABCDEF"
+    assert profiles.for_source("someone", "no such kind").reliability == "F"
