@@ -456,6 +456,9 @@ def test_scanner_name_beside_a_water_word_is_not_the_town(gazetteer: Gazetteer) 
         ("Inhulets river", "water_body", "UA"),
     ]
     assert _mentions(gazetteer, "Irpin was shelled.") == [("Irpin", "settlement", "UA")]
+    assert _mentions(gazetteer, "Вибухи над річкою Дніпро.") == [
+        ("річкою Дніпро", "water_body", "UA")
+    ]
 
 
 def test_scanner_finds_countries_and_foreign_places(gazetteer: Gazetteer) -> None:

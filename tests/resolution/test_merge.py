@@ -88,3 +88,14 @@ def test_merging_is_deterministic_whatever_the_input_order():
         shuffled = list(mentions)
         random.Random(seed).shuffle(shuffled)
         assert groups(merge(shuffled)) == expected
+
+
+def test_the_spatial_index_never_hides_a_compatible_incident():
+    import sys
+    from pathlib import Path
+
+    sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "benchmarks"))
+    from merge_scaling import synthetic
+
+    mentions = synthetic(1500, places=40, seed=3)
+    assert groups(merge(mentions)) == groups(merge(mentions, exhaustive=True))

@@ -64,14 +64,18 @@ _AREA_WORDS = frozenset({
 _WATER_AFTER = frozenset({
     "river", "reservoir", "sea", "lake", "estuary", "lagoon", "bay", "strait", "straits", "canal",
 })  # fmt: skip
-_WATER_BEFORE: tuple[tuple[str, ...], ...] = (
-    ("river",),
-    ("lake",),
-    ("sea", "of"),
-    ("gulf", "of"),
-    ("bay", "of"),
-    ("strait", "of"),
-)
+_WATER_BEFORE: dict[tuple[str, ...], str] = {
+    ("river",): "river",
+    ("lake",): "lake",
+    ("sea", "of"): "sea",
+    ("gulf", "of"): "gulf",
+    ("bay", "of"): "bay",
+    ("strait", "of"): "strait",
+    # "river" in Ukrainian and Russian, in every case form (річка, річки, річці, ...)
+    **{(word,): "river" for word in ("richka", "richky", "richtsi", "richku", "richkoiu")},
+    **{(word,): "river" for word in ("reka", "reky", "reke", "reku", "rekoi")},
+}
+"""Words before a name that make it a water body, with the English word for its kind."""
 _MAX_WORDS = 6
 
 Rank = Callable[[int, str], tuple[int | str, ...]]
@@ -206,7 +210,7 @@ class ToponymScanner:
             return self._water_mention(text, span, (f"{name} {water}", f"{water} {name}")), (
                 following - index + 1
             )
-        for cue in _WATER_BEFORE:
+        for cue, kind in _WATER_BEFORE.items():
             first = index - len(cue)
             if first < 0 or tuple(keys[first:index]) != cue:
                 continue
@@ -214,7 +218,7 @@ class ToponymScanner:
                 continue
             phrase = " ".join(cue)
             span = (words[first][0], words[last][1])
-            variants = (f"{phrase} {name}", f"{name} {cue[0]}")
+            variants = (f"{phrase} {name}", f"{name} {kind}", f"{kind} of {name}")
             return self._water_mention(text, span, variants), last - index + 1
         return None
 

@@ -27,7 +27,7 @@ from datetime import date
 from casebuilder.gazetteer import distance_km
 from casebuilder.model.partial_date import PartialDate
 
-CELL_DEGREES = 0.25  # about 28 km north-south: wider than any settlement's reach
+CELL_DEGREES = 0.1  # about 11 km north-south, 7 km east-west at Ukraine's latitudes
 REPORT_SLACK_DAYS = 2
 GENERIC_TARGETS = frozenset({"residential building", "public space", "vehicle",
                              "bridge or road", "industrial site", "shelter"})
@@ -66,12 +66,23 @@ class Cluster:
     members: list[MergeCandidate] = field(default_factory=list)
     reasons: list[str] = field(default_factory=list)
     apart: set[str] = field(default_factory=set)  # mention keys analysts kept out of it
+    _anchor: MergeCandidate | None = None
 
     @property
     def anchor(self) -> MergeCandidate:
         """The member whose place and date are the most precise."""
-        return min(self.members, key=lambda m: (_PRECISION_ORDER.get(m.precision, 9),
-                                                m.when.days if m.when else 10_000, m.order))
+        if self._anchor is None or self._anchor not in self.members:
+            self._anchor = min(self.members, key=_anchor_rank)
+        return self._anchor
+
+    def add(self, member: MergeCandidate) -> None:
+        self.members.append(member)
+        if self._anchor is not None and _anchor_rank(member) < _anchor_rank(self._anchor):
+            self._anchor = member
+
+
+def _anchor_rank(m: MergeCandidate) -> tuple[int, int, str]:
+    return (_PRECISION_ORDER.get(m.precision, 9), m.when.days if m.when else 10_000, m.order)
 
 
 _PRECISION_ORDER = {"point": 0, "district": 1, "settlement": 2, "region": 3, "country": 4}
@@ -83,8 +94,8 @@ def _cell(lat: float, lon: float) -> tuple[int, int]:
 
 def _near_cells(lat: float, lon: float, reach_km: float) -> Iterable[tuple[int, int]]:
     row, col = _cell(lat, lon)
-    steps = max(1, math.ceil(reach_km / 25.0))
-    if steps > 8:  # a region or a country: its cells are looked up through the region index
+    steps = max(1, math.ceil(reach_km / 7.0))
+    if steps > 20:  # a region or a country: its cells are looked up through the region index
         return ()
     return ((row + dr, col + dc) for dr in range(-steps, steps + 1)
             for dc in range(-steps, steps + 1))
@@ -167,39 +178,83 @@ def compatible(candidate: MergeCandidate, cluster: Cluster) -> tuple[bool, str]:
     return True, "; ".join(reasons)
 
 
+def _day_window(candidate: MergeCandidate, *, looking: bool = False
+                ) -> tuple[int, int] | None:
+    """The days (as ordinals) under which a mention is filed and looked up, or None if it is
+    undated. A dated attack covers its dates and the REPORT_SLACK_DAYS after them, so that a
+    mention dated only by its report (filed under that one day) meets it from either side."""
+    if candidate.when is not None:
+        lo, hi = candidate.when.start.toordinal(), candidate.when.end.toordinal()
+        if candidate.basis == "report":
+            # Filed under its report day; looks back over the slack for other such mentions.
+            return (hi - REPORT_SLACK_DAYS, hi) if looking else (hi, hi)
+        if candidate.situation:
+            return lo, hi
+        return lo, hi + REPORT_SLACK_DAYS
+    if candidate.reported is not None:
+        day = candidate.reported.toordinal()
+        return (day - REPORT_SLACK_DAYS, day) if looking else (day, day)
+    return None
+
+
+def _buckets(candidate: MergeCandidate, window: tuple[int, int]) -> range:
+    """Days for single attacks; weeks for continuing situations, which run for long spans and
+    are only ever compared with each other."""
+    if candidate.situation:
+        return range(window[0] // 7, window[1] // 7 + 1)
+    return range(window[0], window[1] + 1)
+
+
 @dataclass
 class MergeIndex:
-    """Open incidents by map cell and by region, for near-linear merging."""
+    """Open incidents by kind, map cell and day (or week, for situations), and by region, so
+    each mention is compared only with incidents of its kind near it in space and time:
+    merging then grows about linearly with the number of mentions."""
 
-    by_cell: dict[tuple[int, int], list[int]] = field(default_factory=dict)
-    by_region: dict[str, list[int]] = field(default_factory=dict)
+    by_cell: dict[tuple[bool, int, int, int], list[int]] = field(default_factory=dict)
+    by_region: dict[tuple[bool, str, int], list[int]] = field(default_factory=dict)
 
     def add(self, index: int, candidate: MergeCandidate) -> None:
-        if candidate.lat is not None and candidate.lon is not None and \
-                candidate.precision not in {"region", "country"}:
-            self.by_cell.setdefault(_cell(candidate.lat, candidate.lon), []).append(index)
+        window = _day_window(candidate)
+        if window is None or candidate.lat is None or candidate.lon is None:
+            return  # undated or unplaced: nothing can join it by the rules
+        kind = candidate.situation
+        buckets = _buckets(candidate, window)
         if candidate.admin1:
-            self.by_region.setdefault(candidate.admin1, []).append(index)
+            for bucket in buckets:
+                self.by_region.setdefault((kind, candidate.admin1, bucket), []).append(index)
+        if candidate.precision in {"region", "country"}:
+            return
+        # Registered over its own reach, so a more precise mention nearby finds it even though
+        # that mention only looks as far as its own, smaller reach.
+        for row, col in _near_cells(candidate.lat, candidate.lon, candidate.reach_km):
+            for bucket in buckets:
+                self.by_cell.setdefault((kind, row, col, bucket), []).append(index)
 
     def near(self, candidate: MergeCandidate) -> list[int]:
-        if candidate.lat is None or candidate.lon is None:
+        window = _day_window(candidate, looking=True)
+        if window is None or candidate.lat is None or candidate.lon is None:
             return []
-        if candidate.precision in {"region", "country"}:
-            return list(self.by_region.get(candidate.admin1, ()))
+        kind = candidate.situation
+        buckets = _buckets(candidate, window)
         found: set[int] = set()
-        for cell in _near_cells(candidate.lat, candidate.lon, candidate.reach_km):
-            found.update(self.by_cell.get(cell, ()))
-        if candidate.admin1:
-            found.update(i for i in self.by_region.get(candidate.admin1, ())
-                         if i not in found)
+        if candidate.precision in {"region", "country"}:
+            for bucket in buckets:
+                found.update(self.by_region.get((kind, candidate.admin1, bucket), ()))
+            return sorted(found)
+        for row, col in _near_cells(candidate.lat, candidate.lon, candidate.reach_km):
+            for bucket in buckets:
+                found.update(self.by_cell.get((kind, row, col, bucket), ()))
         return sorted(found)
 
 
 def merge(candidates: Sequence[MergeCandidate],
           together: Sequence[Sequence[str]] = (),
-          apart: Sequence[tuple[str, str]] = ()) -> list[Cluster]:
+          apart: Sequence[tuple[str, str]] = (),
+          *, exhaustive: bool = False) -> list[Cluster]:
     """Cluster mentions into incidents. ``together`` lists groups of mention keys an analyst
-    merged; ``apart`` lists pairs an analyst split; both are respected before any rule."""
+    merged; ``apart`` lists pairs an analyst split; both are respected before any rule.
+    ``exhaustive`` compares every mention with every incident (for tests of the index)."""
     by_key = {c.key: c for c in candidates}
     forced: dict[str, int] = {}
     clusters: list[Cluster] = []
@@ -225,13 +280,14 @@ def merge(candidates: Sequence[MergeCandidate],
                      key=lambda c: (c.order, c.key))
     for candidate in ordered:
         joined = False
-        for number in index.near(candidate):
+        nearby = range(len(clusters)) if exhaustive else index.near(candidate)
+        for number in nearby:
             cluster = clusters[number]
             if candidate.key in cluster.apart:
                 continue
             ok, why = compatible(candidate, cluster)
             if ok:
-                cluster.members.append(candidate)
+                cluster.add(candidate)
                 cluster.reasons.append(f"{candidate.label}: joined ({why})")
                 cluster.apart |= keep_apart.get(candidate.key, set())
                 index.add(number, candidate)
