@@ -59,7 +59,7 @@ def test_ingest_summary_lists_failures_with_reasons(tmp_path):
 def test_demo_runs_on_the_shipped_samples(tmp_path):
     result = run_cli("demo", cwd=tmp_path)
     assert result.returncode == 0, result.stdout + result.stderr
-    assert "Verification: OK" in result.stdout
+    assert "OK: every stored file" in result.stdout
     home = tmp_path / "casebuilder-demo"
     bundles = list((home / "exports").glob("bundle-*"))
     assert len(bundles) == 1 and (bundles[0] / "verify_bundle.py").is_file()

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from casebuilder.cli.extraction import run_extraction
-from casebuilder.cli.locker import print_ingest_report
+from casebuilder.cli.locker import print_ingest_report, print_verification
 from casebuilder.cli.main import CliState, cli, opened_case
 from casebuilder.intake.ingest import ingest
 from casebuilder.preservation.verify import record_verification, verify_case
@@ -53,15 +53,13 @@ def demo_command(state: CliState) -> None:
             stamp = datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ")
             bundle = write_bundle(case, home / "exports" / f"bundle-{stamp}")
     click.echo("")
-    if verification.ok:
-        click.echo("Verification: OK (every stored file re-hashed, log and checkpoints checked).")
-    else:
-        click.echo(f"Verification FAILED with {len(verification.failures)} problem(s):")
-        for finding in verification.failures:
-            click.echo(f"  - {finding}")
+    click.echo("Verification:")
+    print_verification(verification)
     click.echo(f"Case home:    {home.resolve()}")
-    click.echo(f"Incidents:    {len(incidents)} -> {(exports / 'incidents.geojson').resolve()} "
-               "(and incidents.csv)")
+    click.echo(
+        f"Incidents:    {len(incidents)} -> {(exports / 'incidents.geojson').resolve()} "
+        "(and incidents.csv)"
+    )
     click.echo(f"Court bundle: {bundle.path.resolve()} ({bundle.items} items)")
     click.echo(f"Next: casebuilder --home {home} items | verify | log --tail 5")
     sys.exit(0 if verification.ok else 1)

@@ -19,8 +19,9 @@ def extraction_tools() -> object:
     return ExtractionTools.build(cache_dir(dict(os.environ)))
 
 
-def run_extraction(case: Case, item_ids: list[int] | None, *, quiet: bool = False,
-                   force: bool = False) -> None:
+def run_extraction(
+    case: Case, item_ids: list[int] | None, *, quiet: bool = False, force: bool = False
+) -> None:
     from casebuilder.extraction.run import ExtractionTools, extract_items
 
     tools = extraction_tools()
@@ -32,17 +33,22 @@ def run_extraction(case: Case, item_ids: list[int] | None, *, quiet: bool = Fals
     unchanged = [o for o in report.outcomes if o.status == "unchanged"]
     failed = [o for o in report.outcomes if o.status in {"failed", "no text"} and o.reason]
     if not quiet or done or failed:
-        click.echo(f"Extraction: {len(done)} texts read, {mentions} incident mentions, "
-                   f"{claims} claims; {len(unchanged)} already extracted with these rules.")
+        click.echo(
+            f"Extraction: {len(done)} texts read, {mentions} incident mentions, "
+            f"{claims} claims; {len(unchanged)} already extracted with these rules."
+        )
     for o in failed:
         click.echo(f"  item {o.item_id} ({o.name}): {o.reason}")
 
 
 @cli.command("extract")
 @click.argument("items", nargs=-1, type=int)
-@click.option("--force", is_flag=True,
-              help="Extract again even where these rules already ran (a new run is logged; "
-                   "analysts' decisions are kept).")
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Extract again even where these rules already ran (a new run is logged; "
+    "analysts' decisions are kept).",
+)
 @click.pass_obj
 def extract_command(state: CliState, items: tuple[int, ...], force: bool) -> None:
     """Find incident mentions and claims in the texts held (default: all)."""
@@ -83,8 +89,13 @@ def export_group() -> None:
 
 
 @export_group.command("incidents")
-@click.option("--format", "fmt", type=click.Choice(["geojson", "csv", "json"]),
-              default="geojson", show_default=True)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["geojson", "csv", "json"]),
+    default="geojson",
+    show_default=True,
+)
 @click.option("-o", "--output", "out", required=True, type=click.Path(path_type=Path))
 @click.pass_obj
 def export_incidents_command(state: CliState, fmt: str, out: Path) -> None:

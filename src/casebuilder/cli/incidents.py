@@ -37,8 +37,14 @@ def _within(p: dict[str, Any], since: date | None, until: date | None) -> bool:
 @click.option("--category", help="Only incidents of this category (e.g. explosive_attack).")
 @click.option("--grade", help="Only incidents of this grade (confirmed, fair, weak, ...).")
 @click.pass_obj
-def incidents_command(state: CliState, place: str | None, since: Any, until: Any,
-                      category: str | None, grade: str | None) -> None:
+def incidents_command(
+    state: CliState,
+    place: str | None,
+    since: Any,
+    until: Any,
+    category: str | None,
+    grade: str | None,
+) -> None:
     """List the case's incidents as a table."""
     from rich.console import Console
     from rich.table import Table
@@ -49,24 +55,45 @@ def incidents_command(state: CliState, place: str | None, since: Any, until: Any
         rows = _properties(build_incidents(case))
     since_d = since.date() if since else None
     until_d = until.date() if until else None
-    chosen = [p for p in rows
-              if (not place or place.lower() in f"{p['place']} {p['admin1']}".lower())
-              and (not category or category in p["categories"])
-              and (not grade or p["grade"] == grade)
-              and _within(p, since_d, until_d)]
+    chosen = [
+        p
+        for p in rows
+        if (not place or place.lower() in f"{p['place']} {p['admin1']}".lower())
+        and (not category or category in p["categories"])
+        and (not grade or p["grade"] == grade)
+        and _within(p, since_d, until_d)
+    ]
     table = Table(title=f"{len(chosen)} of {len(rows)} incidents", show_lines=False)
-    for column in ("id", "date", "place", "categories", "killed", "injured", "weapon",
-                   "grade", "sources", "docs"):
+    for column in (
+        "id",
+        "date",
+        "place",
+        "categories",
+        "killed",
+        "injured",
+        "weapon",
+        "grade",
+        "sources",
+        "docs",
+    ):
         table.add_column(column, overflow="fold")
     for p in chosen:
         when = p["date_start"] or "?"
         if p["date_end"] and p["date_end"] != p["date_start"]:
             when = f"{when}..{p['date_end']}"
 
-        table.add_row(p["id"], when, f"{p['place']} ({p['precision']})",
-                      ", ".join(p["categories"]), _toll(p, "killed"), _toll(p, "injured"),
-                      p["weapon"] or "-", p["grade"], str(p["independent_sources"]),
-                      str(len(p["documents"])))
+        table.add_row(
+            p["id"],
+            when,
+            f"{p['place']} ({p['precision']})",
+            ", ".join(p["categories"]),
+            _toll(p, "killed"),
+            _toll(p, "injured"),
+            p["weapon"] or "-",
+            p["grade"],
+            str(p["independent_sources"]),
+            str(len(p["documents"])),
+        )
     Console(width=160).print(table)
 
 
@@ -97,16 +124,22 @@ def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
         incident = find_incident(build_incidents(case), incident_id)
         (p,) = _properties([incident])
         with case.transaction() as tx:
-            items = [tx.session.get(Item, i) for i in {m.document.item_id
-                                                       for m in incident.mentions}]
-            tx.record("view", [item_ref(i) for i in items if i is not None],
-                      {"what": "incident", "incident": incident.id})
+            items = [
+                tx.session.get(Item, i) for i in {m.document.item_id for m in incident.mentions}
+            ]
+            tx.record(
+                "view",
+                [item_ref(i) for i in items if i is not None],
+                {"what": "incident", "incident": incident.id},
+            )
         case.checkpoint()
     if as_json:
         click.echo(json.dumps(p, indent=2, ensure_ascii=False))
         return
-    click.echo(f"{p['id']}: {', '.join(p['categories'])} at {p['place']} "
-               f"({p['precision']}, {p['admin1'] or '-'}, {p['country'] or '-'})")
+    click.echo(
+        f"{p['id']}: {', '.join(p['categories'])} at {p['place']} "
+        f"({p['precision']}, {p['admin1'] or '-'}, {p['country'] or '-'})"
+    )
     click.echo(f"  date: {p['date_start']} .. {p['date_end']} ({p['date_basis']})")
     click.echo(f"  grade: {p['grade']}; independent origins: {p['independent_sources']}")
     for reason in p["grade_reasons"]:
@@ -120,30 +153,36 @@ def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
             click.echo(f"  {measure}, in report order (best: {_toll(p, measure)}):")
             for f in timeline:
                 earlier = " [called an earlier report]" if f["earlier_report"] else ""
-                click.echo(f"    {f['reported_at'] or '?':<26} {f['text']!r} — {f['source']} "
-                           f"({f['document']}){earlier}")
+                click.echo(
+                    f"    {f['reported_at'] or '?':<26} {f['text']!r} — {f['source']} "
+                    f"({f['document']}){earlier}"
+                )
     if p["contradictions"]:
         click.echo("  contradictions and denials:")
         for c in p["contradictions"]:
             click.echo(f"    * {c['aspect']}: {c['summary']}")
             for version in c.get("versions", []):
-                who = ", ".join(sorted({s.get('source', '?') for s in version["sources"]}))
+                who = ", ".join(sorted({s.get("source", "?") for s in version["sources"]}))
                 click.echo(f"        {version['value']}: {who}")
             for key in ("denied_by", "counter_accusations", "claimed", "disputed"):
                 for s in c.get(key, []):
-                    click.echo(f"        {key.replace('_', ' ')}: {s['source']} — "
-                               f"\"{s['quote'][:120]}\"")
+                    click.echo(
+                        f'        {key.replace("_", " ")}: {s["source"]} — "{s["quote"][:120]}"'
+                    )
     click.echo("  sources:")
     for s in p["sources"]:
-        click.echo(f"    {s['document']} [{s['char_start']}:{s['char_end']}] "
-                   f"{s['attributed_to']} ({s['source_kind']}, {s['evidentiality']}, "
-                   f"{'/'.join(s['admiralty'])}): \"{s['quote'][:140]}\"")
+        click.echo(
+            f"    {s['document']} [{s['char_start']}:{s['char_end']}] "
+            f"{s['attributed_to']} ({s['source_kind']}, {s['evidentiality']}, "
+            f'{"/".join(s["admiralty"])}): "{s["quote"][:140]}"'
+        )
     for d in p["analyst_decisions"]:
         click.echo(f"  analyst {d['actor']} {d['action']} at {d['at']}: {d['reason']}")
 
 
-def _decide(state: CliState, action: str, incident_id: str, payload: dict[str, Any],
-            reason: str) -> None:
+def _decide(
+    state: CliState, action: str, incident_id: str, payload: dict[str, Any], reason: str
+) -> None:
     from casebuilder.resolution.decisions import record_decision
     from casebuilder.resolution.incidents import build_incidents, find_incident
 
@@ -158,9 +197,11 @@ def _decide(state: CliState, action: str, incident_id: str, payload: dict[str, A
             payload["merged"] = [i.id for i in others]
         if action == "split":
             wanted = set(payload.pop("documents"))
-            moved = [m.key for m in incident.mentions
-                     if m.document.name in wanted or m.key in wanted or
-                     str(m.document.item_id) in wanted]
+            moved = [
+                m.key
+                for m in incident.mentions
+                if m.document.name in wanted or m.key in wanted or str(m.document.item_id) in wanted
+            ]
             if not moved or len(moved) == len(incident.mentions):
                 raise CasebuilderError("split needs some, not all, of the incident's documents")
             payload["moved"] = moved
@@ -175,30 +216,39 @@ def _decide(state: CliState, action: str, incident_id: str, payload: dict[str, A
 @click.argument("others", nargs=-1, required=True)
 @click.option("--reason", required=True, help="Why these are one incident.")
 @click.pass_obj
-def incident_merge(state: CliState, incident_id: str, others: tuple[str, ...],
-                   reason: str) -> None:
+def incident_merge(state: CliState, incident_id: str, others: tuple[str, ...], reason: str) -> None:
     """Merge other incidents into INCIDENT_ID."""
     _decide(state, "merge", incident_id, {"others": list(others)}, reason)
 
 
 @incident_group.command("split")
 @click.argument("incident_id")
-@click.option("--document", "documents", multiple=True, required=True,
-              help="A document (file name, item id or mention key) to move out; repeatable.")
+@click.option(
+    "--document",
+    "documents",
+    multiple=True,
+    required=True,
+    help="A document (file name, item id or mention key) to move out; repeatable.",
+)
 @click.option("--reason", required=True, help="Why they are a different incident.")
 @click.pass_obj
-def incident_split(state: CliState, incident_id: str, documents: tuple[str, ...],
-                   reason: str) -> None:
+def incident_split(
+    state: CliState, incident_id: str, documents: tuple[str, ...], reason: str
+) -> None:
     """Move documents out of an incident into a new one, and keep them apart."""
     _decide(state, "split", incident_id, {"documents": list(documents)}, reason)
 
 
 @incident_group.command("edit")
 @click.argument("incident_id")
-@click.option("--set", "assignment", required=True,
-              help="FIELD=VALUE; fields: place (JSON object), date (ISO, e.g. 2022-04-08 or "
-                   "2022-03), categories (comma-separated), killed_best / injured_best "
-                   "(a number or low-high), note.")
+@click.option(
+    "--set",
+    "assignment",
+    required=True,
+    help="FIELD=VALUE; fields: place (JSON object), date (ISO, e.g. 2022-04-08 or "
+    "2022-03), categories (comma-separated), killed_best / injured_best "
+    "(a number or low-high), note.",
+)
 @click.option("--reason", required=True, help="Why the value is changed.")
 @click.pass_obj
 def incident_edit(state: CliState, incident_id: str, assignment: str, reason: str) -> None:
@@ -230,8 +280,9 @@ def incident_edit(state: CliState, incident_id: str, assignment: str, reason: st
 
 @incident_group.command("grade")
 @click.argument("incident_id")
-@click.argument("grade", type=click.Choice(["confirmed", "fair", "weak", "contested",
-                                            "discounted"]))
+@click.argument(
+    "grade", type=click.Choice(["confirmed", "fair", "weak", "contested", "discounted"])
+)
 @click.option("--reason", required=True, help="Why this grade.")
 @click.pass_obj
 def incident_grade(state: CliState, incident_id: str, grade: str, reason: str) -> None:

@@ -15,11 +15,28 @@ from casebuilder.errors import NotFound
 from casebuilder.intake.ingest import IngestReport, ingest
 from casebuilder.intake.walk import printable
 from casebuilder.preservation.case import Case
-from casebuilder.preservation.verify import record_verification, verify_case
+from casebuilder.preservation.verify import (
+    VerificationReport,
+    record_verification,
+    verify_case,
+)
 from casebuilder.reporting.bundle import write_bundle
 from casebuilder.store.schema import CustodyEvent, Derivation, Item, Origin
 
 LIST_LIMIT = 60
+
+
+def print_verification(report: VerificationReport) -> None:
+    counts = ", ".join(f"{v} {k}" for k, v in report.counts.items())
+    click.echo(f"Checked {counts}.")
+    for note in report.notes:
+        click.echo(f"note: {note}")
+    if report.ok:
+        click.echo("OK: every stored file, log entry and checkpoint is as recorded.")
+    else:
+        click.echo(f"FAILED: {len(report.failures)} problem(s):")
+        for finding in report.failures:
+            click.echo(f"  - {finding}")
 
 
 def texts_among(case: Case, item_ids: list[int]) -> list[int]:
@@ -29,9 +46,13 @@ def texts_among(case: Case, item_ids: list[int]) -> list[int]:
     from sqlalchemy import select
 
     with case.session() as session:
-        return list(session.execute(select(Item.id).where(
-            Item.id.in_(item_ids), Item.kind == "original",
-            Item.text_item_id.is_not(None))).scalars())
+        return list(
+            session.execute(
+                select(Item.id).where(
+                    Item.id.in_(item_ids), Item.kind == "original", Item.text_item_id.is_not(None)
+                )
+            ).scalars()
+        )
 
 
 def print_ingest_report(report: IngestReport, home: Path) -> None:
@@ -125,16 +146,7 @@ def verify_command(state: CliState, as_json: bool) -> None:
             )
         )
     else:
-        counts = ", ".join(f"{v} {k}" for k, v in report.counts.items())
-        click.echo(f"Checked {counts}.")
-        for note in report.notes:
-            click.echo(f"note: {note}")
-        if report.ok:
-            click.echo("OK: every stored file, log entry and checkpoint is as recorded.")
-        else:
-            click.echo(f"FAILED: {len(report.failures)} problem(s):")
-            for finding in report.failures:
-                click.echo(f"  - {finding}")
+        print_verification(report)
         if not logged:
             click.echo(
                 "The custody log failed its checks, so this verification was not appended to it."
@@ -201,7 +213,7 @@ def show_command(state: CliState, item_id: int) -> None:
     """Show one item's record (logged as a view in the custody log)."""
     from sqlalchemy import select
 
-    from casebuilder.preservation.items import item_ref
+    from casebuilder.preservation.items import item_ref, origin_record
 
     with opened_case(state, create=False) as case:
         with case.transaction() as tx:
@@ -223,15 +235,7 @@ def show_command(state: CliState, item_id: int) -> None:
                 "metadata": item.item_metadata,
                 "text_item": item.text_item_id,
                 "origins": [
-                    {
-                        "relation": o.relation,
-                        "path": o.source_path,
-                        "name": o.name,
-                        "received_at": o.received_at,
-                        "actor": o.actor,
-                        "collection": o.collection,
-                        "parent_item": o.parent_item_id,
-                    }
+                    origin_record(o)
                     for o in tx.session.execute(
                         select(Origin).where(Origin.item_id == item_id)
                     ).scalars()

@@ -27,6 +27,48 @@ def find_by_sha256(session: Session, sha256: str) -> Item | None:
     return session.execute(select(Item).where(Item.sha256 == sha256)).scalar_one_or_none()
 
 
+def _new_item(
+    session: Session,
+    stored: StoredObject,
+    *,
+    kind: str,
+    media_type: str | None,
+    parse_status: str,
+    fmt: str | None = None,
+) -> Item:
+    """A new item row; its custody entry number and time are set once the entry is written."""
+    item = Item(
+        sha256=stored.sha256,
+        sha512=stored.sha512,
+        size=stored.size,
+        kind=kind,
+        media_type=media_type,
+        format=fmt,
+        parse_status=parse_status,
+        created_at="",
+        entry_seq=-1,
+    )
+    session.add(item)
+    session.flush()
+    return item
+
+
+def origin_record(o: Origin) -> dict[str, Any]:
+    """How an origin is shown to people and written into bundles."""
+    return {
+        "relation": o.relation,
+        "path": o.source_path,
+        "name": o.name,
+        "received_at": o.received_at,
+        "actor": o.actor,
+        "source_mtime": o.source_mtime,
+        "parent_item": o.parent_item_id,
+        "sidecar_item": o.sidecar_item_id,
+        "collection": o.collection,
+        "entry": o.entry_seq,
+    }
+
+
 @dataclass(frozen=True)
 class OriginFacts:
     """Where and how a file arrived."""
@@ -68,18 +110,9 @@ def record_received(
     item = find_by_sha256(session, stored.sha256)
     is_new = item is None
     if item is None:
-        item = Item(
-            sha256=stored.sha256,
-            sha512=stored.sha512,
-            size=stored.size,
-            kind="original",
-            media_type=media_type,
-            parse_status="pending",
-            created_at="",
-            entry_seq=-1,
+        item = _new_item(
+            session, stored, kind="original", media_type=media_type, parse_status="pending"
         )
-        session.add(item)
-        session.flush()
     details: dict[str, Any] = {"origin": origin.as_entry()}
     if not is_new:
         details["already_held"] = True
@@ -121,19 +154,9 @@ def record_derived(
     item = find_by_sha256(session, stored.sha256)
     is_new = item is None
     if item is None:
-        item = Item(
-            sha256=stored.sha256,
-            sha512=stored.sha512,
-            size=stored.size,
-            kind="derived",
-            media_type=media_type,
-            format=kind,
-            parse_status="derived",
-            created_at="",
-            entry_seq=-1,
+        item = _new_item(
+            session, stored, kind="derived", media_type=media_type, parse_status="derived", fmt=kind
         )
-        session.add(item)
-        session.flush()
     existing = session.execute(
         select(Derivation).where(
             Derivation.derived_item_id == item.id,

@@ -31,7 +31,7 @@ from casebuilder import tool_id
 from casebuilder.errors import BundleError, NotFound
 from casebuilder.preservation.case import Case
 from casebuilder.preservation.checkpoint import SignedCheckpoint, read_checkpoint_lines
-from casebuilder.preservation.items import item_ref
+from casebuilder.preservation.items import item_ref, origin_record
 from casebuilder.preservation.merkle import MerkleTree, leaf_hash
 from casebuilder.store.schema import Derivation, Item, Origin
 
@@ -120,20 +120,7 @@ def _item_record(
         "media_type": item.media_type,
         "format": item.format,
         "role": item.kind,
-        "origins": [
-            {
-                "relation": o.relation,
-                "path": o.source_path,
-                "name": o.name,
-                "received_at": o.received_at,
-                "actor": o.actor,
-                "source_mtime": o.source_mtime,
-                "parent_item": o.parent_item_id,
-                "sidecar_item": o.sidecar_item_id,
-                "entry": o.entry_seq,
-            }
-            for o in origins
-        ],
+        "origins": [origin_record(o) for o in origins],
         "collection": collection,
         "metadata": item.item_metadata,
         "parse": {"status": item.parse_status, "error": item.parse_error, "tool": item.parse_tool},
