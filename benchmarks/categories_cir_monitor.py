@@ -48,6 +48,7 @@ REPO = Path(__file__).resolve().parents[1]
 EVENTS = REPO.parent / "shared" / "datasets" / "cir-monitor" / "events.csv"
 sys.path.insert(0, str(REPO / "src"))
 
+from casebuilder.extraction.figures import find_figures  # noqa: E402
 from casebuilder.extraction.mentions import SourceText  # noqa: E402
 from casebuilder.extraction.run import ExtractionTools, cache_dir  # noqa: E402
 from casebuilder.gazetteer import distance_km  # noqa: E402
@@ -68,19 +69,105 @@ EXPECTATIONS: list[tuple[str, str, frozenset[str]]] = [
     ("Other", NO_HARM, frozenset()),
 ]
 VARIANTS = ("bare", "placed", "dated")
-MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
-          "September", "October", "November", "December")
+MONTHS = (
+    "January",
+    "February",
+    "March",
+    "April",
+    "May",
+    "June",
+    "July",
+    "August",
+    "September",
+    "October",
+    "November",
+    "December",
+)
 
 _DATE_PREFIX = re.compile(r"^\s*\d{1,2}[/.]\d{1,2}[/.]\d{2,4}\s*")
 _LABEL = re.compile(r"^\s*(?:images?|videos?|pictures?|photos?)\s*[\d/,&\s-]*(?::\s*|$)", re.I)
 _CLOCK = re.compile(r"^\s*\d{1,2}:\d{2}\s*(?:-\s*\d{1,2}:\d{2})?\s*:?\s*")
 _WORD = re.compile(r"[a-z][a-z'’\-]*[a-z]|[a-z]")
 STOPWORDS = frozenset(
-    "a an the of in on at to by for from with and or but as is are was were be been being has "
-    "have had this that these those it its their there after before during near into over "
-    "under via between while which who what where when one two three more most some several "
-    "possible possibly likely reportedly allegedly appears appear seen showing shows show "
-    "also very image images video videos picture photo footage".split())
+    [
+        "a",
+        "an",
+        "the",
+        "of",
+        "in",
+        "on",
+        "at",
+        "to",
+        "by",
+        "for",
+        "from",
+        "with",
+        "and",
+        "or",
+        "but",
+        "as",
+        "is",
+        "are",
+        "was",
+        "were",
+        "be",
+        "been",
+        "being",
+        "has",
+        "have",
+        "had",
+        "this",
+        "that",
+        "these",
+        "those",
+        "it",
+        "its",
+        "their",
+        "there",
+        "after",
+        "before",
+        "during",
+        "near",
+        "into",
+        "over",
+        "under",
+        "via",
+        "between",
+        "while",
+        "which",
+        "who",
+        "what",
+        "where",
+        "when",
+        "one",
+        "two",
+        "three",
+        "more",
+        "most",
+        "some",
+        "several",
+        "possible",
+        "possibly",
+        "likely",
+        "reportedly",
+        "allegedly",
+        "appears",
+        "appear",
+        "seen",
+        "showing",
+        "shows",
+        "show",
+        "also",
+        "very",
+        "image",
+        "images",
+        "video",
+        "videos",
+        "picture",
+        "photo",
+        "footage",
+    ]
+)
 
 
 def expectation(group: str) -> tuple[str, frozenset[str]]:
@@ -113,10 +200,7 @@ def locator(row: dict[str, str]) -> str:
 def variant_text(row: dict[str, str], variant: str) -> str:
     words = words_of(row).rstrip(" .")
     where = locator(row)
-    if variant == "bare" or not where:
-        body = words
-    else:
-        body = f"{words} in {where}"
+    body = words if variant == "bare" or not where else f"{words} in {where}"
     day = published_of(row)
     if variant == "dated" and day is not None:
         body = f"On {day.day} {MONTHS[day.month - 1]} {day.year}, {body[:1].lower()}{body[1:]}"
@@ -125,8 +209,11 @@ def variant_text(row: dict[str, str], variant: str) -> str:
 
 def ukrainian_rows(path: Path) -> list[dict[str, str]]:
     with path.open(encoding="utf-8", newline="") as handle:
-        return [row for row in csv.DictReader(handle)
-                if row["country"].strip() == "Ukraine" and row["brief description"].strip()]
+        return [
+            row
+            for row in csv.DictReader(handle)
+            if row["country"].strip() == "Ukraine" and row["brief description"].strip()
+        ]
 
 
 def published_of(row: dict[str, str]) -> date | None:
@@ -150,6 +237,7 @@ class Stats:
         self.spurious_triggers: Counter[str] = Counter()
         self.spurious_examples: list[str] = []
         self.distances: list[float] = []
+        self.multi = 0  # expected-harm rows (one event each) with more than one incident
         self.unplaced = 0
         self.date_rows = 0
         self.date_exact = 0
@@ -158,23 +246,31 @@ class Stats:
         self.killed_found = 0
 
 
-_DEATH_WORDS = re.compile(r"\b(?:killed|dead|died|deceased|bodies|body|corpses?|casualt\w*)\b",
-                          re.I)
+_DEATH_WORDS = re.compile(
+    r"\b(?:killed|dead|died|deceased|bodies|body|corpses?|casualt\w*)\b", re.I
+)
 
 
 def short_group(group: str) -> str:
     return re.sub(r"\s+(?:(?:Feb|July)\s*-\s*(?:June|Now)|[A-Z][a-z]+\s+2022)$", "", group)
 
 
-def run_variant(tools: ExtractionTools, rows: list[dict[str, str]], variant: str,
-                stats: Stats, misses: list[tuple[dict[str, str], str]] | None) -> None:
+def run_variant(
+    tools: ExtractionTools,
+    rows: list[dict[str, str]],
+    variant: str,
+    stats: Stats,
+    misses: list[tuple[dict[str, str], str]] | None,
+) -> None:
     for number, row in enumerate(rows):
         kind, expected = expectation(row["event_group"])
         group = short_group(row["event_group"])
         text = variant_text(row, variant)
-        mentions = tools.extractor.extract(SourceText(
-            item_id=number, text=text, title="", outlet="monitor",
-            published=published_of(row)))
+        mentions = tools.extractor.extract(
+            SourceText(
+                item_id=number, text=text, title="", outlet="monitor", published=published_of(row)
+            )
+        )
         mentions = [m for m in mentions if m.categories]
         cats = {c for m in mentions for c in m.categories}
         stats.rows[kind] += 1
@@ -182,8 +278,8 @@ def run_variant(tools: ExtractionTools, rows: list[dict[str, str]], variant: str
         if mentions:
             stats.any[kind] += 1
             stats.group_any[group] += 1
-        for c in cats:
-            stats.group_cats[group][c] += 1
+        for cat in cats:
+            stats.group_cats[group][cat] += 1
         if not cats:
             stats.group_cats[group]["(none)"] += 1
         if kind == HARM and cats & expected:
@@ -195,20 +291,24 @@ def run_variant(tools: ExtractionTools, rows: list[dict[str, str]], variant: str
             for m in mentions:
                 for c in m.claims:
                     if c.kind == "category":
-                        stats.spurious_triggers[f"{c.value['trigger']} -> "
-                                                f"{c.value['category']}"] += 1
+                        stats.spurious_triggers[
+                            f"{c.value['trigger']} -> {c.value['category']}"
+                        ] += 1
             stats.spurious_examples.append(f"[{group}] {text} -> {sorted(cats)}")
+        if kind == HARM and len(mentions) > 1:
+            stats.multi += 1
         if kind == HARM and mentions:
-            placed = [m for m in mentions if m.place is not None]
+            placed = [m.place for m in mentions if m.place is not None]
             if placed:
                 point = (float(row["lat"]), float(row["lon"]))
-                stats.distances.append(min(distance_km(m.place, point) for m in placed))
+                stats.distances.append(min(distance_km(p, point) for p in placed))
             else:
                 stats.unplaced += 1
         if kind == HARM and variant == "dated" and mentions:
             stats.date_rows += 1
-            values = [m.event_date()[0] for m in mentions if not m.situation]
-            values = [v for v in values if v is not None]
+            values = [
+                v for v in (m.event_date()[0] for m in mentions if not m.situation) if v is not None
+            ]
             if not values:
                 stats.date_none += 1
             elif any(v.start == v.end == published_of(row) for v in values):
@@ -226,31 +326,53 @@ def share(part: int, whole: int) -> str:
 def report_variant(variant: str, stats: Stats, examples: int) -> None:
     print(f"\n=== variant: {variant} ===")
     print(f"expected-harm rows with any incident:      {share(stats.any[HARM], stats.rows[HARM])}")
-    print(f"expected-harm rows with expected category: "
-          f"{share(stats.agree[HARM], stats.rows[HARM])}")
-    print(f"  category agreement when an incident is produced: "
-          f"{share(stats.agree[HARM], stats.any[HARM])}")
-    print(f"military-only rows with an incident:       "
-          f"{share(stats.any[NO_HARM], stats.rows[NO_HARM])}")
-    print(f"rows of other groups (not scored) with an incident: "
-          f"{share(stats.any[OTHER], stats.rows[OTHER])}")
+    print(
+        f"expected-harm rows with expected category: {share(stats.agree[HARM], stats.rows[HARM])}"
+    )
+    print(
+        f"  category agreement when an incident is produced: "
+        f"{share(stats.agree[HARM], stats.any[HARM])}"
+    )
+    print(
+        f"military-only rows with an incident:       "
+        f"{share(stats.any[NO_HARM], stats.rows[NO_HARM])}"
+    )
+    print(
+        f"rows of other groups (not scored) with an incident: "
+        f"{share(stats.any[OTHER], stats.rows[OTHER])}"
+    )
     if stats.distances:
         d = sorted(stats.distances)
-        within = lambda km: sum(1 for x in d if x <= km)  # noqa: E731
-        print(f"placed harm incidents: {len(d)}, unplaced {stats.unplaced}; nearest-incident "
-              f"distance median {statistics.median(d):.1f} km, "
-              f"<=10 km {within(10) / len(d):.1%}, <=25 km {within(25) / len(d):.1%}, "
-              f"<=50 km {within(50) / len(d):.1%}, >100 km {sum(1 for x in d if x > 100)}")
+
+        def within(km: float) -> int:
+            return sum(1 for x in d if x <= km)
+
+        print(
+            f"placed harm incidents: {len(d)}, unplaced {stats.unplaced}; nearest-incident "
+            f"distance median {statistics.median(d):.1f} km, "
+            f"<=10 km {within(10) / len(d):.1%}, <=25 km {within(25) / len(d):.1%}, "
+            f"<=50 km {within(50) / len(d):.1%}, >100 km {sum(1 for x in d if x > 100)}"
+        )
+    print(
+        f"expected-harm rows (one event each) giving more than one incident: "
+        f"{share(stats.multi, stats.any[HARM])}"
+    )
     if stats.date_rows:
-        print(f"dated variant: incident date == row date {share(stats.date_exact, stats.date_rows)}"
-              f", undated {stats.date_none}")
-    print(f"harm rows whose words name a death/casualty: {stats.killed_rows}; with a killed "
-          f"figure extracted: {share(stats.killed_found, stats.killed_rows)}")
+        print(
+            f"dated variant: incident date == row date {share(stats.date_exact, stats.date_rows)}"
+            f", undated {stats.date_none}"
+        )
+    print(
+        f"harm rows whose words name a death/casualty: {stats.killed_rows}; with a killed "
+        f"figure extracted: {share(stats.killed_found, stats.killed_rows)}"
+    )
     print("per event group (rows | any incident | expected category | categories produced):")
     for group, count in stats.group_rows.most_common():
         cats = ", ".join(f"{c} {n}" for c, n in stats.group_cats[group].most_common(5))
-        print(f"  {group[:38]:<38} {count:5d} | {stats.group_any[group] / count:6.1%} | "
-              f"{stats.group_agree[group] / count:6.1%} | {cats}")
+        print(
+            f"  {group[:38]:<38} {count:5d} | {stats.group_any[group] / count:6.1%} | "
+            f"{stats.group_agree[group] / count:6.1%} | {cats}"
+        )
     if stats.spurious_triggers:
         print("triggers of incidents on military-only rows (most common 15):")
         for trigger, n in stats.spurious_triggers.most_common(15):
@@ -288,15 +410,13 @@ def why_missed(tools: ExtractionTools, text: str, published: date | None) -> str
     ex = tools.extractor
     sentences = tools.analyser.sentences(text)
     tokens = [t for s in sentences for t in s.tokens]
-    raw = [m for m in ex._categories.find(tokens) if m.payload]  # noqa: SLF001
+    raw = [m for m in ex._categories.find(tokens) if m.payload]
     if not raw:
         return "no harm word"
-    weapons = [w for w in ex._weapons.find(tokens) if w.payload]  # noqa: SLF001
-    targets = ex._targets.find(tokens)  # noqa: SLF001
-    from casebuilder.extraction.figures import find_figures
-
+    weapons = [w for w in ex._weapons.find(tokens) if w.payload]
+    targets = ex._targets.find(tokens)
     figures = [f for s in sentences for f in find_figures(s.text, base=s.start)]
-    found = ex._categories_of(tokens, weapons, targets, figures)  # noqa: SLF001
+    found = ex._categories_of(tokens, weapons, targets, figures)
     if not found:
         return "harm word set aside (weak / needs harm)"
     mentions = ex.extract(SourceText(item_id=0, text=text, published=published))
@@ -305,8 +425,9 @@ def why_missed(tools: ExtractionTools, text: str, published: date | None) -> str
     return "wrong category"
 
 
-def ngram_table(tools: ExtractionTools, misses: list[tuple[dict[str, str], str]],
-                hits_text: list[str], top: int) -> None:
+def ngram_table(
+    tools: ExtractionTools, misses: list[tuple[dict[str, str], str]], hits_text: list[str], top: int
+) -> None:
     flags = vocabulary_flags(tools)
 
     def grams(text: str, row: dict[str, str] | None) -> set[str]:
@@ -327,8 +448,9 @@ def ngram_table(tools: ExtractionTools, misses: list[tuple[dict[str, str], str]]
                     continue
                 # "damage to", "fire at", "strike on": a content word and its preposition, or
                 # two content words
-                if w not in STOPWORDS and (nxt not in STOPWORDS or nxt in {
-                        "to", "at", "on", "in", "of", "by", "after"}):
+                if w not in STOPWORDS and (
+                    nxt not in STOPWORDS or nxt in {"to", "at", "on", "in", "of", "by", "after"}
+                ):
                     out.add(f"{w} {nxt}")
         return out
 
@@ -339,20 +461,24 @@ def ngram_table(tools: ExtractionTools, misses: list[tuple[dict[str, str], str]]
     for text in hits_text:
         hit_df.update(grams(text, None))
     n_miss, n_hit = max(1, len(misses)), max(1, len(hits_text))
-    print(f"\nmost common words/phrases in the {len(misses)} expected-harm descriptions we miss "
-          f"(placed variant), with their rate in the {len(hits_text)} we get right:")
+    print(
+        f"\nmost common words/phrases in the {len(misses)} expected-harm descriptions we miss "
+        f"(placed variant), with their rate in the {len(hits_text)} we get right:"
+    )
     print(f"  {'phrase':<24} {'missed':>7} {'share':>6} {'in hits':>7}  vocabulary")
     for phrase, n in missed_df.most_common(top):
         rate_hit = hit_df[phrase] / n_hit
-        print(f"  {phrase:<24} {n:7d} {n / n_miss:6.1%} {rate_hit:7.1%}  "
-              f"{flags.get(phrase, '-')}")
+        print(f"  {phrase:<24} {n:7d} {n / n_miss:6.1%} {rate_hit:7.1%}  {flags.get(phrase, '-')}")
 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--cache", type=Path, default=None,
-                        help="casebuilder cache directory (default: $CASEBUILDER_CACHE or "
-                        "~/.cache/casebuilder)")
+    parser.add_argument(
+        "--cache",
+        type=Path,
+        default=None,
+        help="casebuilder cache directory (default: $CASEBUILDER_CACHE or ~/.cache/casebuilder)",
+    )
     parser.add_argument("--limit", type=int, default=0, help="only the first N rows")
     parser.add_argument("--top", type=int, default=40, help="phrases listed for the misses")
     parser.add_argument("--examples", type=int, default=5, help="examples of each kind of miss")
@@ -365,11 +491,14 @@ def main() -> int:
         rows = rows[: args.limit]
     started = time.perf_counter()
     tools = ExtractionTools.build(args.cache or cache_dir(dict(os.environ)))
-    print(f"Ukrainian rows with a description: {len(rows)} "
-          f"(tools built in {time.perf_counter() - started:.1f} s)")
+    print(
+        f"Ukrainian rows with a description: {len(rows)} "
+        f"(tools built in {time.perf_counter() - started:.1f} s)"
+    )
     kinds = Counter(expectation(r["event_group"])[0] for r in rows)
-    print(f"  expected harm {kinds[HARM]}, military-only {kinds[NO_HARM]}, "
-          f"not scored {kinds[OTHER]}")
+    print(
+        f"  expected harm {kinds[HARM]}, military-only {kinds[NO_HARM]}, not scored {kinds[OTHER]}"
+    )
     misses: list[tuple[dict[str, str], str]] = []
     for variant in VARIANTS:
         stats = Stats()
@@ -391,8 +520,11 @@ def main() -> int:
         for line in examples[reason][: args.examples]:
             print(f"          e.g. {line}")
     missed_ids = {id(r) for r, _ in misses}
-    hits_text = [words_of(r) for r in rows
-                 if expectation(r["event_group"])[0] == HARM and id(r) not in missed_ids]
+    hits_text = [
+        words_of(r)
+        for r in rows
+        if expectation(r["event_group"])[0] == HARM and id(r) not in missed_ids
+    ]
     ngram_table(tools, misses, hits_text, args.top)
     return 0
 

@@ -696,12 +696,27 @@ _SINGLE_VICTIM = re.compile(
 )
 
 
+_ONE_BODY = re.compile(
+    r"\b(?:(?:a|one|the)\s+)?dead body\b|\bthe body of (?:a|an|one)\b|"
+    r"\b(?:woman|man|child|boy|girl)['’]?s body\b|"
+    r"\bbod(?:y|ies) of (?:civilians?|residents?|people)\s*\((?P<n>\d{1,4})\)",
+    re.IGNORECASE,
+)
+
+
 def find_single_victims(text: str, *, base: int = 0) -> list[CasualtyFigure]:
-    """One named or pronoun victim: "he was shot and killed", "a woman was wounded".
+    """One named or pronoun victim: "he was shot and killed", "a woman was wounded", "a dead
+    body", "bodies of civilians (3)" as monitors caption them.
 
     Counted figures miss these, yet a single killing is an incident in its own right.
     """
     out = []
+    for match in _ONE_BODY.finditer(text):
+        n = int(match.group("n")) if match.group("n") else 1
+        out.append(CasualtyFigure(
+            start=base + match.start(), end=base + match.end(), text=match.group(0),
+            measure="killed", low=n, high=n, qualifier="exact", population="people",
+            subgroup=False, cumulative=False, rule="bodies"))
     for match in _SINGLE_VICTIM.finditer(text):
         how = match.group("how").lower()
         measure: Measure = "injured" if how in {"wounded", "injured", "hurt"} else "killed"
@@ -712,4 +727,19 @@ def find_single_victims(text: str, *, base: int = 0) -> list[CasualtyFigure]:
             start=base + match.start(), end=base + match.end(), text=match.group(0),
             measure=measure, low=1, high=1, qualifier="exact", population=population,
             subgroup=False, cumulative=False, rule="single-victim"))
+    return out
+
+
+_FATALITIES_FIELD = re.compile(r"\bfatalities\s*[:=]\s*(?P<n>\d[\d,]*)", re.IGNORECASE)
+
+
+def find_fatality_fields(text: str, *, base: int = 0) -> list[CasualtyFigure]:
+    """Monitoring records state tolls as fields: "Fatalities: 3"."""
+    out = []
+    for match in _FATALITIES_FIELD.finditer(text):
+        n = int(match.group("n").replace(",", ""))
+        out.append(CasualtyFigure(start=base + match.start(), end=base + match.end(),
+                                  text=match.group(0), measure="killed", low=n, high=n,
+                                  qualifier="exact", population=None, subgroup=False,
+                                  cumulative=False, rule="fatalities-field"))
     return out

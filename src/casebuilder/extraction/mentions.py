@@ -16,6 +16,7 @@ can see why a value was taken. They apply the same way whoever is accused.
 from __future__ import annotations
 
 import hashlib
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -28,7 +29,12 @@ from casebuilder.extraction.dates import (
     find_relative_events,
     resolve_anchor,
 )
-from casebuilder.extraction.figures import CasualtyFigure, find_figures, find_single_victims
+from casebuilder.extraction.figures import (
+    CasualtyFigure,
+    find_fatality_fields,
+    find_figures,
+    find_single_victims,
+)
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
 from casebuilder.extraction.text import Sentence, TextAnalyser, Token
 from casebuilder.extraction.vocabulary import CATEGORY_ORDER, Vocabulary
@@ -48,6 +54,19 @@ _MILITARY_OBJECTIVE = ("military", "weapons", "ammunition", "depot", "depots", "
                        "command", "commanders", "fighters", "troops", "soldiers", "oil",
                        "fuel", "air defence", "military facilities", "military target",
                        "military targets", "military infrastructure", "targets")
+# Words for places where people live: harm to them is harm in a populated area.
+_POPULATED_WORDS = frozenset({"city", "cities", "town", "towns", "village", "villages",
+                              "settlement", "settlements", "neighbourhood", "neighborhood",
+                              "suburb", "suburbs", "outskirts", "centre", "center", "downtown",
+                              "residential", "district", "districts", "streets", "street"})
+_SAME_DAY = re.compile(r"\b(?:the same day|later that day|earlier that day|that (?:morning|"
+                       r"afternoon|evening|night|day)|the next day|the following day|"
+                       r"the day after)\b", re.IGNORECASE)
+_PERSON_WORDS = frozenset({"men", "women", "man", "woman", "them", "him", "her", "detainees",
+                           "prisoners", "volunteers", "journalists", "officials", "teenagers",
+                           "boys", "girls", "mayor", "priest", "activists", "farmers"})
+_USE_VERBS = frozenset({"hit", "hits", "struck", "dropped", "launched", "fired", "fire",
+                        "shelled", "targeted", "used", "landed", "exploded", "fell"})
 _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast",
                          "southwest", "north-east", "north-west", "south-east", "south-west",
                          "km", "kilometres", "kilometers", "miles"})
@@ -138,6 +157,15 @@ class IncidentMention:
                        ) -> PartialDate | None:
         """A continuing situation runs from its earliest stated start (or the war's start)
         to the report: "remained cut off" on 3 April is a siege from 24 February to then."""
+        first = min((c.provenance.sentence_start for c in self.claims), default=0)
+        dated = [c for c in self.claims if c.kind == "date" and c.value.get("role") == "event"
+                 and c.value.get("precision") == "day" and c.value.get("distance", 999) <= 60
+                 and c.provenance.sentence_start == first]
+        if dated:
+            # "ordered residents to leave on 5 November": a day given beside the harm, in the
+            # sentence that first reports the situation
+            best = min(dated, key=lambda c: c.value.get("distance", 999))
+            return PartialDate.parse_iso(best.value["iso"])
         starts = [PartialDate.parse_iso(c.value["iso"]).start for c in self.claims
                   if c.kind == "date" and c.value.get("role") == "event"]
         begin = war_start or min(starts, default=None)
@@ -223,6 +251,9 @@ class MentionExtractor:
             analyser, [(f, p.key) for p in v.parties.values() for f in p.forces])
         self._enemy = PhraseMatcher(analyser, [(w, "enemy") for w in v.enemy_words])
         self._anchor_date: PartialDate | None = None
+        self._focus_date: PartialDate | None = None
+        self._military = PhraseMatcher(analyser, [(p, p) for p in v.military_objects])
+        self._remnants = PhraseMatcher(analyser, [(p, p) for p in v.remnants])
         self._document_has_fine_place = False
 
     # -- the document -------------------------------------------------------------------
@@ -278,7 +309,8 @@ class MentionExtractor:
         targets = self._targets.find(tokens)
         figures = find_figures(sentence.text, base=sentence.start)
         if not any(f.measure == "killed" for f in figures):
-            figures += find_single_victims(sentence.text, base=sentence.start)
+            figures += find_fatality_fields(sentence.text, base=sentence.start) or \
+                find_single_victims(sentence.text, base=sentence.start)
         dates = [_as_of(d, sentence) for d in
                  self.dates.find(sentence.text, source.published, base=sentence.start)]
         actors = self._actors.find(tokens)
@@ -300,32 +332,63 @@ class MentionExtractor:
                        targets: list[PhraseMatch[str]], figures: list[CasualtyFigure]
                        ) -> dict[str, list[PhraseMatch[str]]]:
         found: dict[str, list[PhraseMatch[str]]] = {}
+        words = {t.lower for t in tokens}
         harm = any(f.measure in {"killed", "injured", "casualties"} and (f.low or 0) > 0
                    for f in figures)
-        explosive_weapon = any(self.vocabulary.weapons[w.payload].category
-                               == EXPLOSIVE_FAMILIES_CATEGORY for w in weapons)
+        victims = harm or bool(words & _CIVILIAN_WORDS)
+        populated = bool(words & _POPULATED_WORDS)
+        civilian_targets = [t for t in targets if t.payload not in {"vehicle"}]
+        explosive = [w for w in weapons if self.vocabulary.weapons[w.payload].category
+                     == EXPLOSIVE_FAMILIES_CATEGORY]
         matches = [m for m in self._categories.find(tokens, overlapping=False) if m.payload]
         strong = {m.payload for m in matches if m.phrase not in self._weak[m.payload]}
         for match in matches:
             category = match.payload
             weak = match.phrase in self._weak[category]
-            if weak and not (harm or weapons or targets or strong):
+            if weak and not (harm or weapons or targets or strong - {category}):
                 continue
             if weak and category in SITUATION_CATEGORIES and not strong & SITUATION_CATEGORIES:
                 continue  # "waiting to be evacuated": the setting of an attack, not a harm
-            if category == "killing" and weak and (explosive_weapon or
+            if category == "killing" and weak and (explosive or
                                                     EXPLOSIVE_FAMILIES_CATEGORY in strong):
                 continue  # "killed" after a missile strike is the strike's toll, not a killing
+            if category == "killing" and not victims:
+                continue  # "shooting at buildings": gunfire with no one said to be hit
+            if category == "detention" and weak and not self._person_follows(tokens, match):
+                continue  # "the shelter held": nobody is said to be held
             if category in self._requires_harm and not (harm or targets or
                                                         strong - {category}):
                 continue
             found.setdefault(category, []).append(match)
+        # A weapon used on something ("a drone dropped an explosive on a civilian", "MLRS hit
+        # Orikhiv") is an explosive attack even without one of the trigger words.
+        if explosive and "explosive_attack" not in found and (harm or civilian_targets or
+                                                               words & _USE_VERBS):
+            found["explosive_attack"] = [PhraseMatch(explosive[0].first, explosive[0].last,
+                                                     explosive[0].start, explosive[0].end,
+                                                     explosive[0].phrase, "explosive_attack")]
         # A cumulative toll ("2,400 killed since the start of the war") describes a situation,
         # not a killing by shooting.
         if "killing" in found and all(m.phrase in self._weak["killing"] for m in found["killing"]) \
                 and figures and all(f.cumulative for f in figures if f.measure == "killed"):
             del found["killing"]
+        # Only military objects hit ("a destroyed tank", "shelling of positions") and nobody
+        # civilian said to be harmed: not an attack on civilians.
+        if found and self._military.find(tokens) and not victims and not civilian_targets \
+                and not populated:
+            return {}
+        # The remains of a weapon ("rocket remnants embedded in the ground") are not an attack.
+        if found and self._remnants.find(tokens) and not victims and not civilian_targets \
+                and set(found) <= {"explosive_attack"} and not strong - {"explosive_attack"}:
+            return {}
         return found
+
+    @staticmethod
+    def _person_follows(tokens: list[Token], match: PhraseMatch[str]) -> bool:
+        """"held at least 15 civilian men", "captured two residents": a person is the object."""
+        after = tokens[match.last : match.last + 5]
+        return any(t.lower in _CIVILIAN_WORDS | _PERSON_WORDS or t.lower.isdigit()
+                   for t in after)
 
     @staticmethod
     def _place_role(tokens: list[Token], toponym: ToponymMention, attribution: Attribution
@@ -339,6 +402,8 @@ class MentionExtractor:
         if index is None or index == 0:
             return "event"
         before = tokens[index - 1].lower
+        if before in {"the", "a", "an"} and index >= 2:
+            before = tokens[index - 2].lower  # "across the Dnipro": the motion word
         after = [t.lower for t in tokens if t.start >= toponym.end and t.lower != "-"][:2]
         following = after[0] if after else ""
         if before in _MOTION_BEFORE:
@@ -379,12 +444,17 @@ class MentionExtractor:
         focus: IncidentMention | None = None  # what the current paragraph is about
         document_place = self._document_place(facts)
         self._anchor_date = None
+        self._focus_date = None
         self._document_has_fine_place = any(
             role == "event" and p.feature_kind in {"settlement", "city_district", "feature"}
             for f in facts if f.eventful for _, p, role in f.places)
         for fact in facts:
             places = self._event_places(fact, regions_named)
             situation_only = self._situation_only(fact)
+            if places and focus is not None and self._only_speaker_places(fact) and \
+                    fact.sentence.index - focus.sentence_last <= 1 and \
+                    fact.sentence.paragraph == focus.paragraph_last:
+                places = []  # "according to the Belgorod governor": who says, not where
             if self._anchor_date is None and mentions:
                 dated = [m.event_date()[0] for m in mentions if not m.situation]
                 self._anchor_date = next((d for d in dated if d is not None), None)
@@ -404,6 +474,7 @@ class MentionExtractor:
                 else:
                     targets = [self._mention_for(mentions, fact, place, source)
                                for place in places]
+                self._focus_date = focus.event_date()[0] if focus is not None else None
                 for mention in targets:
                     self._add_claims(mention, fact, source)
                 if targets:
@@ -430,9 +501,12 @@ class MentionExtractor:
         """Does the sentence name a place (even a region) that is not the focus's?"""
         if focus.place is None:
             return False
+        new_paragraph = fact.sentence.paragraph != focus.paragraph_last
         for _, place, role in fact.places:
             if role not in {"event", "institution", "speaker"} or place.feature_kind == "country":
                 continue
+            if role in {"speaker", "institution"} and not new_paragraph:
+                continue  # "..., according to the Belgorod governor": who says, not where
             if place.feature_kind == "region":
                 if place.admin1 and place.admin1 != focus.place.admin1:
                     return True
@@ -440,6 +514,12 @@ class MentionExtractor:
             if not _same_place(place, focus.place):
                 return True
         return False
+
+    @staticmethod
+    def _only_speaker_places(fact: _SentenceFacts) -> bool:
+        roles = {role for _, place, role in fact.places
+                 if place.feature_kind in {"settlement", "city_district", "feature"}}
+        return bool(roles) and roles <= {"speaker", "institution"}
 
     @staticmethod
     def _besieged_city(fact: _SentenceFacts, mentions: list[IncidentMention]
@@ -559,6 +639,20 @@ class MentionExtractor:
                     source: SourceText) -> None:
         s = fact.sentence
         a = fact.attribution
+        same_day = _SAME_DAY.search(s.text)
+        if same_day and not any(d.role == "event" for d in fact.dates) and \
+                self._focus_date is not None and mention.event_date()[0] is None:
+            # "Later that day, a drone hit Marhanets": dated by the incident before it.
+            shift = 1 if same_day.group(0).lower() in {"the next day", "the following day",
+                                                       "the day after"} else 0
+            value = self._focus_date.shifted(shift)
+            start = s.start + same_day.start()
+            mention.claims.append(Claim("date", {"iso": value.iso(), "precision":
+                                                 value.precision, "expression": same_day.group(0),
+                                                 "role": "event", "distance": 0},
+                                        Provenance(source.item_id, start,
+                                                   start + len(same_day.group(0)), s.text,
+                                                   s.start, s.end), a, "same-day-as-before"))
 
         mention.paragraph_last = max(mention.paragraph_last, s.paragraph)
         mention.sentence_last = max(mention.sentence_last, s.index)
@@ -735,12 +829,24 @@ def _same_place(a: Place, b: Place) -> bool:
         return True
     if a.feature_kind in {"region", "country"} or b.feature_kind in {"region", "country"}:
         return False
+    if a.feature_kind == b.feature_kind == "settlement":
+        return False  # two towns or villages, however close, are two places
     reach = max(a.uncertainty_km, b.uncertainty_km, 5.0)
     return distance_km(a.coordinates, b.coordinates) <= reach
 
 
+def place_rank(precision: str, uncertainty_km: float) -> tuple[float, float]:
+    """Lower is more precise. A village placed only at its hromada's centre ("district"
+    precision, many kilometres of uncertainty) is coarser than a located town."""
+    rank = float(_PRECISION_RANK.get(precision, 9))
+    if precision == "district" and uncertainty_km > 5:
+        rank = 2.5
+    return rank, uncertainty_km
+
+
 def _finer(new: Place, old: Place) -> bool:
-    return _PRECISION_RANK.get(new.precision, 9) < _PRECISION_RANK.get(old.precision, 9)
+    return place_rank(new.precision, new.uncertainty_km) < place_rank(old.precision,
+                                                                      old.uncertainty_km)
 
 
 def _unique(places: Sequence[tuple[str, Place]]) -> list[tuple[str, Place]]:

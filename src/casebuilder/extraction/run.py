@@ -148,10 +148,16 @@ def mention_dates(mention: IncidentMention, tools: ExtractionTools, published: d
         return span, "ongoing at the time of the report", "situation"
     value, expression, _ = mention.event_date()
     if value is not None:
+        if published is not None and value.end > published >= value.start:
+            # "in September" in a report of 23 September: not after the report
+            value = PartialDate.range(value.start, published)
         return value, expression, "event"
     reported, expression = mention.report_date()
     if reported is not None:
         return reported, expression, "report"
+    if published is not None:
+        # Undated in the text: it happened on or before the day it was published.
+        return PartialDate.parse_iso(published.isoformat()), "publication date", "report"
     return None, "", ""
 
 

@@ -86,6 +86,8 @@ class Vocabulary:
     agency_verbs: frozenset[str]
     ignore_phrases: tuple[str, ...]
     situation_cues: tuple[str, ...]
+    military_objects: tuple[str, ...]
+    remnants: tuple[str, ...]
     wars: WarCalendar
     digest: str
     extra: dict[str, Any] = field(default_factory=dict)
@@ -119,7 +121,7 @@ def load_vocabulary(directory: Path = VOCAB_DIR) -> Vocabulary:
 
     categories: dict[str, Category] = {}
     for key, entry in data["categories.toml"].items():
-        if key in {"ignore", "situation_cues"}:
+        if key in {"ignore", "situation_cues", "military_objects", "remnants"}:
             continue
         if key not in CATEGORY_ORDER:
             raise VocabularyError(f"categories.toml: unknown category {key!r} "
@@ -194,6 +196,10 @@ def load_vocabulary(directory: Path = VOCAB_DIR) -> Vocabulary:
                                 "categories.toml ignore"),
         situation_cues=_strings(data["categories.toml"].get("situation_cues", []),
                                 "categories.toml situation_cues"),
+        military_objects=_strings(data["categories.toml"].get("military_objects", []),
+                                  "categories.toml military_objects"),
+        remnants=_strings(data["categories.toml"].get("remnants", []),
+                          "categories.toml remnants"),
         agency_verbs=frozenset(_strings(actors.get("agency", {}).get("verbs", []),
                                         "actors.toml agency verbs")),
         wars=WarCalendar.load(directory / "wars.toml"),

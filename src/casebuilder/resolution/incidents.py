@@ -47,6 +47,7 @@ def candidate(m: MentionRecord) -> MergeCandidate:
         targets=targets,
         tolls=tolls,
         label=m.document.name,
+        feature_kind=str(place.get("feature_kind") or ""),
         order=_report_key(m.document.published_raw, m.document.published),
     )
 

@@ -54,6 +54,7 @@ class MergeCandidate:
     targets: frozenset[str] = frozenset()
     tolls: frozenset[int] = frozenset()
     label: str = ""  # how to name it in a reason: "2022-04-08-kramatorsk-2.txt"
+    feature_kind: str = ""  # settlement, city_district, feature, region, country
     order: str = ""  # report time, for the order of processing
 
     @property
@@ -81,8 +82,11 @@ class Cluster:
             self._anchor = member
 
 
-def _anchor_rank(m: MergeCandidate) -> tuple[int, int, str]:
-    return (_PRECISION_ORDER.get(m.precision, 9), m.when.days if m.when else 10_000, m.order)
+def _anchor_rank(m: MergeCandidate) -> tuple[float, int, str]:
+    rank = float(_PRECISION_ORDER.get(m.precision, 9))
+    if m.precision == "district" and m.uncertainty_km > 5:
+        rank = 2.5  # a village placed at its hromada's centre is coarser than a located town
+    return (rank, m.when.days if m.when else 10_000, m.order)
 
 
 _PRECISION_ORDER = {"point": 0, "district": 1, "settlement": 2, "region": 3, "country": 4}
@@ -106,6 +110,8 @@ def place_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
         return False, "one of them has no place"
     if a.place_id and a.place_id == b.place_id:
         return True, "same place"
+    if a.feature_kind == b.feature_kind == "settlement":
+        return False, "two different settlements"  # a village is not inside the next town
     coarse = {a.precision, b.precision} & {"region", "country"}
     if coarse:
         if a.precision == b.precision:

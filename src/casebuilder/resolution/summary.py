@@ -85,9 +85,19 @@ def best_place(incident: Incident) -> tuple[str, dict[str, Any] | None]:
     placed = [m for m in incident.mentions if m.place is not None]
     if not placed:
         return (incident.mentions[0].place_name if incident.mentions else ""), None
-    best = min(placed, key=lambda m: (PRECISION_RANK.get(str(m.place["precision"]), 9)
-                                      if m.place else 9, m.id))
+    best = min(placed, key=lambda m: (_rank(m.place), m.id))
     return best.place_name, best.place
+
+
+def _rank(place: dict[str, Any] | None) -> tuple[float, float]:
+    if place is None:
+        return 9.0, 0.0
+    precision = str(place.get("precision"))
+    uncertainty = float(place.get("uncertainty_km") or 0.0)
+    rank = float(PRECISION_RANK.get(precision, 9))
+    if precision == "district" and uncertainty > 5:
+        rank = 2.5  # placed at its hromada's centre: coarser than a located town
+    return rank, uncertainty
 
 
 def dates(incident: Incident) -> tuple[PartialDate | None, str]:
