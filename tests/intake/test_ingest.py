@@ -223,3 +223,79 @@ def test_nothing_stored_is_touched_by_a_later_bad_batch(case, tmp_path, dev_repo
     for path, data in before.items():
         assert path.read_bytes() == data
     assert verify_case(case).ok
+
+
+def test_the_case_home_is_never_taken_in(tmp_path):
+    from casebuilder.preservation.case import init_case
+
+    folder = tmp_path / "reports"
+    folder.mkdir()
+    (folder / "report.txt").write_text("Shelling hit the market.\n")
+    case = init_case(folder / "casebuilder-data", environ={})
+    try:
+        report = ingest(case, [folder])
+        names = [o.path for o in report.outcomes if o.status != "failed"]
+        assert len(names) == 1 and names[0].endswith("report.txt")
+        skipped = [o for o in report.outcomes if o.status == "failed"]
+        assert skipped and "inside the case home" in skipped[0].reason
+        assert not any("signing-key" in o.path for o in report.outcomes if o.item_id)
+        direct = ingest(case, [case.paths.signing_key])
+        assert direct.outcomes[0].status == "failed"
+    finally:
+        case.close()
+
+
+def test_a_name_that_is_not_utf8_is_kept_with_its_bytes_and_the_batch_goes_on(case, tmp_path):
+    folder = tmp_path / "names"
+    folder.mkdir()
+    raw = b"\xc7\xe2\xb3\xf2.txt"  # "Звіт" in CP1251
+    with open(os.path.join(os.fsencode(folder), raw), "wb") as fh:
+        fh.write(b"a report\n")
+    (folder / "zz-after.txt").write_text("taken in after the odd name\n")
+    report = ingest(case, [folder])
+    assert [o.status for o in report.outcomes] == ["new", "new"]
+    odd = [e for e in entries(case) if e["action"] == "ingest"
+           and "source_path_bytes" in e["details"]["origin"]]
+    assert len(odd) == 1 and odd[0]["details"]["origin"]["source_path_bytes"].endswith(raw.hex())
+    assert verify_case(case).ok
+
+
+@pytest.mark.parametrize("sidecar", [b'{"title": NaN}', b"[" * 100_000 + b"]" * 100_000,
+                                     b'{"title": "x", "extra": Infinity}'])
+def test_hostile_sidecars_are_recorded_as_unreadable(case, tmp_path, sidecar):
+    (tmp_path / "r.txt").write_text("Missiles hit the station.\n")
+    (tmp_path / "r.meta.json").write_bytes(sidecar)
+    report = ingest(case, [tmp_path / "r.txt", tmp_path / "r.meta.json"])
+    side = next(o for o in report.outcomes if o.path.endswith(".meta.json"))
+    assert side.parse_status == "failed"
+    assert next(o for o in report.outcomes if o.path.endswith("r.txt")).status == "new"
+    assert verify_case(case).ok
+
+
+def test_an_item_left_pending_by_a_stopped_run_is_read_when_it_arrives_again(case, tmp_path):
+    from casebuilder.intake.ingest import Ingester
+
+    report_file = tmp_path / "r.txt"
+    report_file.write_text("Missiles hit the station.\n")
+    stopped = Ingester(case, [])
+    stopped._preserve(report_file, relation="file")  # stored, then the run "stops"
+    assert items(case)[0].parse_status == "pending"
+    ingest(case, [report_file])
+    assert items(case)[0].parse_status == "ok"
+
+
+def test_a_file_planted_under_a_hash_is_replaced_by_the_verified_copy(case, tmp_path):
+    import hashlib
+
+    genuine = tmp_path / "genuine.txt"
+    genuine.write_text("the real statement\n")
+    sha = hashlib.sha256(genuine.read_bytes()).hexdigest()
+    planted = case.objects.path_for(sha)
+    planted.parent.mkdir(parents=True, exist_ok=True)
+    planted.write_text("a decoy\n")
+    report = ingest(case, [genuine])
+    assert planted.read_bytes() == genuine.read_bytes()
+    assert any("replaced" in w for w in report.outcomes[0].warnings)
+    assert [e for e in entries(case) if e["action"] == "ingest"][0]["details"][
+        "stored_file_replaced"] is True
+    assert verify_case(case).ok

@@ -99,3 +99,24 @@ def test_the_spatial_index_never_hides_a_compatible_incident():
 
     mentions = synthetic(1500, places=40, seed=3)
     assert groups(merge(mentions)) == groups(merge(mentions, exhaustive=True))
+
+
+def test_a_region_level_mention_joins_only_when_exactly_one_incident_fits():
+    kupiansk = m("kupiansk", (49.71, 37.61), day="2022-05-01", order="1", tolls=[2])
+    chuhuiv = m("chuhuiv", (49.84, 36.69), day="2022-05-01", order="2", tolls=[4])
+    region = m("region", (49.99, 36.23), day="2022-05-01", order="3", precision="region",
+               tolls=[4])
+    assert groups(merge([kupiansk, chuhuiv, region])) == [["chuhuiv"], ["kupiansk"],
+                                                          ["region"]]
+    assert groups(merge([kupiansk, region])) == [["kupiansk", "region"]]
+
+
+def test_two_different_settlements_never_merge_however_coarsely_placed():
+    city = m("city", (46.64, 32.61), day="2023-05-09", order="1", place_id="kherson")
+    village = MergeCandidate(
+        key="village", lat=46.70, lon=32.90, precision="district", uncertainty_km=37.0,
+        place_id="posad", admin1="Kherson Oblast", situation=False,
+        categories=frozenset({"explosive_attack"}), when=PartialDate.parse_iso("2023-05-09"),
+        basis="event", reported=None, label="village", order="2", feature_kind="settlement")
+    city = MergeCandidate(**{**city.__dict__, "feature_kind": "settlement"})
+    assert groups(merge([city, village])) == [["city"], ["village"]]

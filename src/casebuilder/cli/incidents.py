@@ -49,10 +49,14 @@ def incidents_command(
     from rich.console import Console
     from rich.table import Table
 
-    from casebuilder.resolution.incidents import build_incidents
+    from casebuilder.resolution.incidents import build_incidents, stale_decisions
 
     with opened_case(state, create=False) as case:
         rows = _properties(build_incidents(case))
+        stale = stale_decisions(case)
+    for d in stale:
+        click.echo(f"warning: the {d.action} of {d.incident_id} by {d.actor} ({d.at}) no longer "
+                   "matches any mention after re-extraction; review it", err=True)
     since_d = since.date() if since else None
     until_d = until.date() if until else None
     chosen = [

@@ -119,7 +119,8 @@ _REPORT_SETTING_WORDS: Final = _words(
     "social media update agency newspaper outlet parliament lawmakers meeting page account "
     "late early later earlier also again"
 )
-_FUTURE_CUES: Final = _words("will 'll ’ll shall scheduled upcoming")
+_FUTURE_CUES: Final = _words("will 'll ’ll shall scheduled upcoming planned plans due "
+                             "expected")
 # After "the day before": words that end the phrase, so it counts from publication, unlike
 # "the day before the strike", which counts from the strike.
 _STANDALONE_FOLLOWERS: Final = _words(
@@ -318,14 +319,20 @@ def _add_months(year: int, month: int, delta: int) -> tuple[int, int]:
     return index // 12, index % 12 + 1
 
 
-def _place_year(month: int, day: int, published: date) -> date | None:
-    """The date of ``day month`` nearest to publication within (-10 months, +2 months]."""
+def _place_year(month: int, day: int, published: date, *, ahead: int = 7) -> date | None:
+    """The year of ``day month`` in a report: within the year up to a week after publication.
+
+    Reports are about the past: "On March 16" in a report of 14 January is last March, not
+    two months ahead. The week of slack keeps announced dates ("talks on Monday 20th"); a
+    future cue before the date ("a memorial is planned for January 10") allows two months.
+    """
     for year in (published.year, published.year - 1, published.year + 1):
         try:
             candidate = date(year, month, day)
         except ValueError:
             continue
-        if published - timedelta(days=304) < candidate <= published + timedelta(days=61):
+        if published - timedelta(days=365 - ahead) < candidate <= published + timedelta(
+                days=ahead):
             return candidate
     return None
 
@@ -631,7 +638,8 @@ class DateResolver:
             return None
         if published is None:
             return None
-        placed = _place_year(months[0], days[0], published)
+        ahead = 61 if _future_before(_before) else 7
+        placed = _place_year(months[0], days[0], published, ahead=ahead)
         return _Resolved(PartialDate.day(placed), "day-month") if placed else None
 
     def _date_range(self, months: list[int], days: list[int], years: list[int],

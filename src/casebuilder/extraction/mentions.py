@@ -176,10 +176,12 @@ class IncidentMention:
         return PartialDate.range(begin, end)
 
     def key(self, sha256: str) -> str:
-        """A stable identity for the mention across re-extraction of the same text."""
+        """A stable identity for the mention across re-extraction of the same text: the text,
+        the place, the kind and the date, not the sentence offsets a new rule may move (an
+        analyst's decisions name mentions by this key)."""
         place = self.place.gazetteer_id if self.place else self.place_name
-        first = min((c.provenance.sentence_start for c in self.claims), default=0)
-        raw = f"{sha256}:{first}:{place}:{int(self.situation)}"
+        when, _, _ = self.event_date()
+        raw = f"{sha256}:{place}:{int(self.situation)}:{when.iso() if when else ''}"
         return "m-" + hashlib.sha256(raw.encode()).hexdigest()[:16]
 
 
@@ -685,10 +687,20 @@ class MentionExtractor:
             claim("date", {"iso": d.value.iso(), "precision": d.value.precision,
                            "expression": d.expression, "role": d.role,
                            "distance": distance}, d.start, d.end, d.rule)
+        owner = self._owner_of(fact)
+
+        def mine(start: int) -> bool:
+            """In a sentence naming two places ("five killed in Kramatorsk, while shelling in
+            Sloviansk injured two"), a value belongs to the place named nearest it."""
+            found = owner(start)
+            return found is None or mention.place is None or _same_place(found, mention.place)
+
         for figure in fact.figures:
             if figure.measure not in {"killed", "injured", "missing", "casualties"}:
                 continue
             if figure.cumulative and not mention.situation:
+                continue
+            if not mine(figure.start):
                 continue
             claim(figure.measure, {"low": figure.low, "high": figure.high,
                                    "qualifier": figure.qualifier,
@@ -700,7 +712,7 @@ class MentionExtractor:
                   figure.start, figure.end, f"figure-{figure.rule}")
         seen_weapons: set[str] = set()
         for w in fact.weapons:
-            if w.payload not in seen_weapons:
+            if w.payload not in seen_weapons and mine(w.start):
                 seen_weapons.add(w.payload)
                 weapon = self.vocabulary.weapons[w.payload]
                 claim("weapon", {"weapon": weapon.name, "family": weapon.family,
@@ -708,7 +720,7 @@ class MentionExtractor:
                       w.start, w.end, "weapon-word")
         seen_targets: set[str] = set()
         for t in fact.targets:
-            if t.payload not in seen_targets:
+            if t.payload not in seen_targets and mine(t.start):
                 seen_targets.add(t.payload)
                 target = self.vocabulary.targets[t.payload]
                 claim("target", {"target_type": target.name, "protected": target.protected,
@@ -736,6 +748,23 @@ class MentionExtractor:
                 claim("date", {"iso": value.iso(), "precision": value.precision,
                                "expression": relative.expression, "role": "event"},
                       relative.start, relative.end, "relative-to-main-event")
+
+    @staticmethod
+    def _owner_of(fact: _SentenceFacts) -> Any:
+        """For a sentence with several fine event places, which place a position belongs to
+        (the nearest place name); None when the sentence names one place or none."""
+        places = [(t, p) for t, p, role in fact.places if role == "event"
+                  and p.feature_kind in {"settlement", "city_district", "feature"}]
+        distinct = {p.gazetteer_id for _, p in places}
+
+        def owner(start: int) -> Place | None:
+            if len(distinct) < 2:
+                return None
+            nearest = min(places, key=lambda tp: min(abs(start - tp[0].start),
+                                                      abs(start - tp[0].end)))
+            return nearest[1]
+
+        return owner
 
     def _perpetrator_claims(self, fact: _SentenceFacts, claim: Any) -> None:
         a = fact.attribution

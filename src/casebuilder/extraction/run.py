@@ -39,8 +39,11 @@ def _code_digest() -> str:
     import hashlib
 
     digest = hashlib.sha256()
-    for path in sorted(Path(__file__).parent.glob("*.py")):
-        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    package = Path(__file__).parent
+    # The gazetteer's code decides places, so it is part of what the extractor is.
+    for path in sorted([*package.glob("*.py"), *(package.parent / "gazetteer").glob("*.py")]):
+        digest.update(path.parent.name.encode() + b"/" + path.name.encode() + b"\0" +
+                      path.read_bytes())
     return digest.hexdigest()[:12]
 
 
@@ -197,9 +200,12 @@ def extract_item(case: Case, tools: ExtractionTools, item: schema.Item, *, name:
         current = session.execute(select(schema.ExtractionRun).where(
             schema.ExtractionRun.item_id == item.id,
             schema.ExtractionRun.current.is_(True))).scalars().first()
-    if not force and current is not None and (current.extractor, current.vocabulary_sha256,
-                                current.gazetteer) == (EXTRACTOR_ID, tools.vocabulary.digest,
-                                                       tools.gazetteer_id):
+    source_digest = json_digest([source.text, source.title, source.outlet,
+                                 source.published.isoformat() if source.published else None])
+    if not force and current is not None and (
+            current.extractor, current.vocabulary_sha256, current.gazetteer,
+            current.source_sha256) == (EXTRACTOR_ID, tools.vocabulary.digest,
+                                       tools.gazetteer_id, source_digest):
         return ExtractOutcome(item.id, name, "unchanged", current.mention_count,
                               current.claim_count)
     try:
@@ -222,13 +228,15 @@ def extract_item(case: Case, tools: ExtractionTools, item: schema.Item, *, name:
             schema.ExtractionRun.item_id == item.id).values(current=False))
         seq = tx.record("extract", [item_ref(original, "source"), item_ref(text_item, "text")],
                         {"extractor": EXTRACTOR_ID, "vocabulary_sha256": tools.vocabulary.digest,
-                         "gazetteer": tools.gazetteer_id, "mentions": len(mentions),
+                         "gazetteer": tools.gazetteer_id, "source_sha256": source_digest,
+                         "mentions": len(mentions),
                          "claims": claim_count, "results_sha256": digest})
         run = schema.ExtractionRun(
             item_id=item.id, text_item_id=text_item.id, extractor=EXTRACTOR_ID,
             vocabulary_sha256=tools.vocabulary.digest, gazetteer=tools.gazetteer_id,
-            created_at=tx.last_time, entry_seq=seq, mention_count=len(mentions),
-            claim_count=claim_count, results_sha256=digest, current=True)
+            source_sha256=source_digest, created_at=tx.last_time, entry_seq=seq,
+            mention_count=len(mentions), claim_count=claim_count, results_sha256=digest,
+            current=True)
         session.add(run)
         session.flush()
         for row, mention in rows:

@@ -35,7 +35,7 @@ from casebuilder.intake.handlers.base import (
     Sniff,
 )
 from casebuilder.intake.sidecar import parse_sidecar
-from casebuilder.intake.walk import IntakeCandidate, plan_intake, printable
+from casebuilder.intake.walk import IntakeCandidate, path_text, plan_intake, printable
 from casebuilder.model.clock import format_utc
 from casebuilder.preservation.canonical import json_digest
 from casebuilder.preservation.case import Case, CheckpointOutcome
@@ -105,13 +105,21 @@ class Ingester:
     report: IngestReport = field(default_factory=IngestReport)
 
     def run(self, paths: Sequence[Path]) -> IngestReport:
-        plan, skipped = plan_intake(list(paths))
+        plan, skipped = plan_intake(list(paths), exclude=[self.case.paths.root])
         for skip in skipped:
             self._intake_failed(skip.path, skip.reason)
         if self.progress is not None:
             self.progress.planned(len(plan), sum(_size(c.path) for c in plan))
         for candidate in plan:
-            self._take_candidate(candidate)
+            try:
+                self._take_candidate(candidate)
+            except CasebuilderError as exc:
+                self._intake_failed(candidate.path, str(exc))
+            except (OSError, ValueError, RecursionError) as exc:
+                # One file's unforeseen failure must not stop the batch; what was committed
+                # for it stays, and the failure is itself recorded.
+                self._intake_failed(candidate.path,
+                                    f"could not be taken in: {type(exc).__name__}: {exc}")
         self.report.checkpoint = self.case.checkpoint()
         return self.report
 
@@ -165,7 +173,10 @@ class Ingester:
         outcome = self._preserve(
             path, relation="file", collection=collection, sidecar_id=sidecar_id
         )
-        if outcome is not None and outcome.status == "new" and outcome.item_id is not None:
+        if outcome is None or outcome.item_id is None:
+            return
+        # A duplicate still "pending" was stored by a run that stopped before reading it.
+        if outcome.status == "new" or outcome.parse_status == "pending":
             self._parse(outcome, name=path.name, depth=0)
 
     def _preserve(
@@ -187,19 +198,23 @@ class Ingester:
         except IntakeError as exc:
             self._intake_failed(path, exc.reason)
             return None
+        source_path, raw = path_text(path.absolute())
         facts = OriginFacts(
             relation=relation,
-            source_path=os.fsdecode(path.absolute()),
-            name=os.fsdecode(path.name),
+            source_path=source_path,
+            name=path_text(path.name)[0],
             source_mtime=mtime,
             collection=collection,
             sidecar_item_id=sidecar_id,
+            source_path_bytes=raw,
         )
         return self._record(stored, facts, shown)
 
     def _record(self, stored: StoredObject, facts: OriginFacts, shown: str) -> IngestOutcome:
+        replaced = stored.sha256 in self.case.objects.replaced
+        notes = {"stored_file_replaced": True} if replaced else None
         with self.case.transaction() as tx:
-            item, is_new = record_received(tx, stored, facts)
+            item, is_new = record_received(tx, stored, facts, notes=notes)
             item_id, status = item.id, item.parse_status
         outcome = IngestOutcome(
             path=shown,
@@ -209,6 +224,9 @@ class Ingester:
             parse_status=None if is_new else status,
             relation=facts.relation,
         )
+        if replaced:
+            outcome.warnings.append("the file stored under this hash did not hold these bytes "
+                                    "and was replaced by the verified copy")
         self.report.outcomes.append(outcome)
         if self.progress is not None:
             self.progress.file_done(outcome)
@@ -259,7 +277,7 @@ class Ingester:
             return
         self._finish_parse(outcome.item_id, result, handler.name, original_name=name)
         outcome.parse_status = "partial" if result.warnings else "ok"
-        outcome.warnings = list(result.warnings)
+        outcome.warnings.extend(result.warnings)
         for child in result.children:
             self._take_child(
                 child, parent_id=outcome.item_id, parent_shown=outcome.path, depth=depth + 1

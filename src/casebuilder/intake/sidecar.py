@@ -30,14 +30,19 @@ class CollectionMetadata:
 
 
 def parse_sidecar(data: bytes) -> CollectionMetadata:
+    def refuse(constant: str) -> Any:
+        raise UnreadableContent(f"sidecar holds {constant}, which is not JSON")
+
     try:
-        raw = json.loads(data.decode("utf-8-sig"))
+        raw = json.loads(data.decode("utf-8-sig"), parse_constant=refuse)
     except UnicodeDecodeError as exc:
         raise UnreadableContent(f"sidecar is not UTF-8 text: {exc}") from exc
     except json.JSONDecodeError as exc:
         raise UnreadableContent(
             f"sidecar is not valid JSON (line {exc.lineno}, column {exc.colno}: {exc.msg})"
         ) from exc
+    except RecursionError as exc:
+        raise UnreadableContent("sidecar is nested too deeply to be collection metadata") from exc
     if not isinstance(raw, dict):
         raise UnreadableContent("sidecar must hold a JSON object")
     meta = CollectionMetadata(fields={})
@@ -49,4 +54,8 @@ def parse_sidecar(data: bytes) -> CollectionMetadata:
             meta.fields[key] = json.dumps(value, ensure_ascii=False)
             meta.warnings.append(f"field {key!r} should be a string; kept as {meta.fields[key]}")
     meta.extra = {k: v for k, v in raw.items() if k not in FIELDS}
+    try:
+        json.dumps(meta.extra, allow_nan=False)
+    except (ValueError, RecursionError) as exc:
+        raise UnreadableContent(f"sidecar's extra fields cannot be kept as JSON: {exc}") from exc
     return meta

@@ -39,6 +39,16 @@ def printable(path: Path | str) -> str:
     return "".join(out)
 
 
+def path_text(path: Path | str) -> tuple[str, str | None]:
+    """A path as valid Unicode for the records, and its raw bytes in hex when the name was not
+    valid UTF-8 (a CP1251 name from a USB stick): nothing about the name is lost."""
+    raw = os.fsencode(path)
+    try:
+        return raw.decode("utf-8"), None
+    except UnicodeDecodeError:
+        return raw.decode("utf-8", "backslashreplace"), raw.hex()
+
+
 def is_sidecar_name(name: str) -> bool:
     return name.endswith(SIDECAR_SUFFIX) and len(name) > len(SIDECAR_SUFFIX)
 
@@ -50,13 +60,26 @@ def sidecar_candidates(path: Path) -> list[Path]:
     return [path.with_name(n) for n in names]
 
 
-def _walk(root: Path, files: list[Path], skipped: list[SkippedPath]) -> None:
+def _inside(path: Path, excluded: list[Path]) -> bool:
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError):
+        return False
+    return any(resolved == e or e in resolved.parents for e in excluded)
+
+
+def _walk(root: Path, files: list[Path], skipped: list[SkippedPath],
+          excluded: list[Path]) -> None:
     def on_error(exc: OSError) -> None:
         skipped.append(SkippedPath(Path(exc.filename or root), exc.strerror or str(exc)))
 
     for dirpath, dirnames, filenames in os.walk(root, onerror=on_error, followlinks=False):
         dirnames.sort()
         base = Path(dirpath)
+        for name in list(dirnames):
+            if _inside(base / name, excluded):
+                dirnames.remove(name)
+                skipped.append(SkippedPath(base / name, _CASE_HOME_REASON))
         for name in sorted(filenames):
             path = base / name
             if path.is_symlink():
@@ -68,12 +91,23 @@ def _walk(root: Path, files: list[Path], skipped: list[SkippedPath]) -> None:
                 skipped.append(SkippedPath(base / name, "symbolic link to a folder, not followed"))
 
 
-def plan_intake(paths: list[Path]) -> tuple[list[IntakeCandidate], list[SkippedPath]]:
+_CASE_HOME_REASON = ("inside the case home (its database, key and store are not evidence); "
+                     "not taken in")
+
+
+def plan_intake(paths: list[Path], *, exclude: list[Path] | None = None
+                ) -> tuple[list[IntakeCandidate], list[SkippedPath]]:
+    """Files to take in, in order, and paths passed over with the reason. Nothing under an
+    ``exclude``d folder (the case home itself) is ever taken in: ingesting "." from a folder
+    holding the case home must not put the case's private key into the evidence."""
+    excluded = [e.resolve() for e in exclude or []]
     files: list[Path] = []
     skipped: list[SkippedPath] = []
     for path in paths:
-        if path.is_dir():
-            _walk(path, files, skipped)
+        if _inside(path, excluded):
+            skipped.append(SkippedPath(path, _CASE_HOME_REASON))
+        elif path.is_dir():
+            _walk(path, files, skipped, excluded)
         elif path.exists() or path.is_symlink():
             files.append(path)  # named explicitly: taken even if it is a link
         else:

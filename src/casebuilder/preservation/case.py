@@ -20,7 +20,7 @@ from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from casebuilder import tool_id
-from casebuilder.errors import CaseHomeError, ConfigurationError
+from casebuilder.errors import CasebuilderError, CaseHomeError, ConfigurationError
 from casebuilder.model.clock import Clock, format_utc, system_clock
 from casebuilder.preservation.checkpoint import (
     SignedCheckpoint,
@@ -59,6 +59,9 @@ class Case:
     actor: str
     timestamper: Timestamper | None = None
     tool: str = field(default_factory=tool_id)
+    # Entries a previous command left without a checkpoint are noted once, by the first
+    # unit of work of this opening of the case.
+    _checked_uncovered: bool = False
 
     @property
     def case_id(self) -> str:
@@ -66,6 +69,8 @@ class Case:
 
     def transaction(self) -> AbstractContextManager[CaseTransaction]:
         """A unit of work whose rows and custody entries land together or not at all."""
+        check = not self._checked_uncovered
+        self._checked_uncovered = True
         return custody_transaction(
             self.sessions,
             self.paths.log,
@@ -74,6 +79,7 @@ class Case:
             actor=self.actor,
             tool=self.tool,
             clock=self.clock,
+            check_uncovered=check,
         )
 
     def checkpoint(self) -> CheckpointOutcome:
@@ -82,18 +88,21 @@ class Case:
             state = session.get(LogState, 1)
             if state is None:
                 raise CaseHomeError("the case database has no log state")
-            last = session.execute(
-                select(Checkpoint).order_by(Checkpoint.id.desc()).limit(1)
-            ).scalar_one_or_none()
-            if last is not None and last.tree_size == state.tree_size:
-                return CheckpointOutcome(None)
             leaves = [
                 bytes.fromhex(h)
                 for h in session.execute(
                     select(CustodyEvent.leaf_hash).order_by(CustodyEvent.seq)
                 ).scalars()
             ]
-            root = MerkleTree(leaves).root(state.tree_size)
+            tree = MerkleTree(leaves)
+            self._reconcile_checkpoints(session, tree)
+            last = session.execute(
+                select(Checkpoint).order_by(Checkpoint.id.desc()).limit(1)
+            ).scalar_one_or_none()
+            if last is not None and last.tree_size == state.tree_size:
+                session.commit()  # keeps a checkpoint adopted just above
+                return CheckpointOutcome(None)
+            root = tree.root(state.tree_size)
             time = format_utc(self.clock())
             if last is not None and time < last.time:
                 time = last.time
@@ -124,6 +133,50 @@ class Case:
                 os.truncate(self.paths.checkpoints, before)
                 raise
             return CheckpointOutcome(signed, problem)
+
+    def _reconcile_checkpoints(self, session: Session, tree: MerkleTree) -> None:
+        """A checkpoint written to the file by a command that stopped before its database
+        commit is adopted if it is genuine (our key, a root of this log); anything else past
+        the recorded checkpoints is moved aside, never silently dropped."""
+        import base64
+
+        from casebuilder.preservation.checkpoint import read_checkpoint_lines
+        from casebuilder.preservation.keys import verify_signature
+
+        lines = read_checkpoint_lines(self.paths.checkpoints)
+        recorded = session.execute(select(Checkpoint.record).order_by(Checkpoint.id)).scalars()
+        count = len(list(recorded))
+        extra = lines[count:]
+        if not extra:
+            return
+        keep: list[str] = []
+        for text in extra:
+            try:
+                cp = SignedCheckpoint.from_line(text)
+                genuine = (
+                    cp.case_id == self.case_id
+                    and cp.tree_size <= tree.size
+                    and tree.root(cp.tree_size).hex() == cp.root
+                    and verify_signature(self.signer.public_key,
+                                         base64.b64decode(cp.signature), cp.signed_message())
+                )
+            except (CasebuilderError, ValueError):
+                genuine = False
+            if not genuine:
+                break
+            keep.append(text)
+            session.add(Checkpoint(tree_size=cp.tree_size, root=cp.root, time=cp.time,
+                                   public_key_sha256=cp.public_key_sha256,
+                                   signature=cp.signature, timestamp_token=cp.timestamp_token,
+                                   record=text))
+        rest = extra[len(keep):]
+        if rest:
+            stamp = format_utc(self.clock()).replace(":", "").replace(".", "")
+            aside = self.paths.checkpoints.with_name(f"checkpoints-interrupted-{stamp}.jsonl")
+            aside.write_text("".join(line + "\n" for line in rest), encoding="utf-8")
+            kept = "".join(line + "\n" for line in lines[: count + len(keep)])
+            self.paths.checkpoints.write_text(kept, encoding="utf-8")
+        session.flush()
 
     @contextmanager
     def session(self) -> Iterator[Session]:

@@ -150,6 +150,7 @@ def custody_transaction(
     actor: str,
     tool: str,
     clock: Clock,
+    check_uncovered: bool = False,
 ) -> Iterator[CaseTransaction]:
     with case_lock(lock_path), sessions() as session:
         state = session.execute(
@@ -158,6 +159,10 @@ def custody_transaction(
         if state is None:
             raise CustodyLogError("the case database has no log state; was the case initialised?")
         on_disk = log_path.stat().st_size if log_path.exists() else 0
+        moved = None
+        if on_disk > state.byte_length:
+            moved = _set_aside_tail(log_path, state.byte_length, state.tree_size, clock)
+            on_disk = state.byte_length
         if on_disk != state.byte_length:
             raise CustodyLogError(
                 f"the custody log {log_path} is {on_disk} bytes but the case recorded "
@@ -174,6 +179,11 @@ def custody_transaction(
             last_time=last_entry_time(session),
         )
         try:
+            if moved is not None:
+                tx.record("checkpoint-note", details=moved)
+            uncovered = _uncovered(session, state.tree_size) if check_uncovered else None
+            if uncovered is not None:
+                tx.record("checkpoint-note", details=uncovered)
             yield tx
             if not tx.pending:
                 session.commit()
@@ -186,6 +196,67 @@ def custody_transaction(
             session.rollback()
             raise
         _append_and_commit(session, log_path, on_disk, blob)
+
+
+def _set_aside_tail(log_path: Path, length: int, tree_size: int, clock: Clock
+                    ) -> dict[str, Any]:
+    """Whole entries after the recorded end of the log, written by a command that stopped
+    before its database commit (or appended from outside), are moved to a file of their own
+    beside the log and the move is logged: nothing is lost and nothing is silently adopted.
+    Anything else (a partial line, entries that do not continue the log) is refused."""
+    import hashlib
+    import json
+
+    with open(log_path, "rb") as fh:
+        fh.seek(length)
+        tail = fh.read()
+    lines = tail.split(b"\n")
+    if not tail.endswith(b"\n"):
+        raise CustodyLogError(
+            f"the custody log {log_path} ends with a partial entry after the recorded end; "
+            "run 'casebuilder verify'")
+    for offset, raw in enumerate(lines[:-1]):
+        try:
+            seq = json.loads(raw).get("seq")
+        except (ValueError, AttributeError) as exc:
+            raise CustodyLogError(f"unreadable entry after the recorded end of {log_path}: "
+                                  f"{exc}; run 'casebuilder verify'") from exc
+        if seq != tree_size + offset:
+            raise CustodyLogError(f"entries after the recorded end of {log_path} do not "
+                                  "continue the log; run 'casebuilder verify'")
+    stamp = format_utc(clock()).replace(":", "").replace(".", "")
+    aside = log_path.with_name(f"interrupted-{stamp}.jsonl")
+    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+    try:
+        os.write(fd, tail)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    fd = os.open(log_path, os.O_WRONLY)
+    try:
+        os.ftruncate(fd, length)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    return {"note": "entries after the recorded end of the log (an interrupted command, or "
+                    "added from outside) were moved aside, not adopted",
+            "moved_to": aside.name, "entries": len(lines) - 1,
+            "sha256": hashlib.sha256(tail).hexdigest()}
+
+
+def _uncovered(session: Session, tree_size: int) -> dict[str, Any] | None:
+    """Entries that no signed checkpoint covers yet: this command's checkpoint will, and the
+    log says so rather than signing them silently."""
+    from casebuilder.store.schema import Checkpoint
+
+    last = session.execute(select(Checkpoint.tree_size).order_by(Checkpoint.id.desc())
+                           .limit(1)).scalar_one_or_none()
+    covered = last or 0
+    if covered >= tree_size:
+        return None
+    return {"note": "entries not covered by a signed checkpoint when this command began; "
+                    "the checkpoint at its end covers them",
+            "first": covered, "last": tree_size - 1}
 
 
 def _append_and_commit(session: Session, log_path: Path, old_length: int, blob: bytes) -> None:

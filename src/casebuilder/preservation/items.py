@@ -80,6 +80,7 @@ class OriginFacts:
     source_mtime: str | None = None
     collection: dict[str, Any] | None = None
     sidecar_item_id: int | None = None
+    source_path_bytes: str | None = None  # hex of the raw name when it was not valid UTF-8
 
     def as_entry(self) -> dict[str, Any]:
         entry: dict[str, Any] = {
@@ -87,6 +88,8 @@ class OriginFacts:
             "source_path": self.source_path,
             "name": self.name,
         }
+        if self.source_path_bytes is not None:
+            entry["source_path_bytes"] = self.source_path_bytes
         if self.parent_item_id is not None:
             entry["parent_item"] = self.parent_item_id
         if self.source_mtime is not None:
@@ -104,6 +107,7 @@ def record_received(
     origin: OriginFacts,
     *,
     media_type: str | None = None,
+    notes: dict[str, Any] | None = None,
 ) -> tuple[Item, bool]:
     """Record a received original (new, or a known one arriving again). Returns (item, is_new)."""
     session = tx.session
@@ -113,7 +117,7 @@ def record_received(
         item = _new_item(
             session, stored, kind="original", media_type=media_type, parse_status="pending"
         )
-    details: dict[str, Any] = {"origin": origin.as_entry()}
+    details: dict[str, Any] = {"origin": origin.as_entry(), **(notes or {})}
     if not is_new:
         details["already_held"] = True
     seq = tx.record("ingest", [item_ref(item, origin.relation)], details)

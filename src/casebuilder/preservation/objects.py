@@ -181,6 +181,7 @@ class ObjectStore:
     def __init__(self, root: Path, staging: Path) -> None:
         self.root = root
         self.staging = staging
+        self.replaced: list[str] = []  # hashes whose stored file was wrong and was replaced
 
     def path_for(self, sha256: str) -> Path:
         if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
@@ -281,8 +282,12 @@ class ObjectStore:
             tmp_fd = -1
             final = self.path_for(sha256)
             if final.exists():
-                tmp_path.unlink()
-                return StoredObject(sha256, sha512, size, final, already_present=True)
+                if self._holds(final, sha256, size):
+                    tmp_path.unlink()
+                    return StoredObject(sha256, sha512, size, final, already_present=True)
+                # Something else sits under this hash (planted or damaged): the verified copy
+                # we just made replaces it; verify would have flagged the old file anyway.
+                self.replaced.append(sha256)
             final.parent.mkdir(parents=True, exist_ok=True)
             os.chmod(tmp_path, 0o444)
             os.replace(tmp_path, final)
@@ -293,6 +298,20 @@ class ObjectStore:
                 os.close(tmp_fd)
             tmp_path.unlink(missing_ok=True)
             raise
+
+    @staticmethod
+    def _holds(path: Path, sha256: str, size: int) -> bool:
+        """Does the file already stored under this hash really hold those bytes?"""
+        try:
+            if path.stat().st_size != size:
+                return False
+            digest = hashlib.sha256()
+            with open(path, "rb", buffering=0) as fh:
+                while chunk := fh.read(CHUNK):
+                    digest.update(chunk)
+        except OSError:
+            return False
+        return digest.hexdigest() == sha256
 
     def rehash(self, sha256: str) -> Digests:
         """Hash a stored file again (both algorithms, one pass)."""

@@ -321,14 +321,12 @@ def _derived_name(case: Case, item: Item, derivation: Derivation | None) -> str:
 
 
 def _write_tag_files(case: Case, bag: Path, payload: _Hasher, checkpoint: SignedCheckpoint) -> None:
-    from datetime import datetime
-
     tags = _Hasher()
     octets = sum((bag / p).stat().st_size for p in payload.files)
     tags.write(bag, "bagit.txt", b"BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n")
     info = [
         ("Bag-Software-Agent", tool_id()),
-        ("Bagging-Date", datetime.now(UTC).strftime("%Y-%m-%d")),
+        ("Bagging-Date", case.clock().astimezone(UTC).strftime("%Y-%m-%d")),
         ("Payload-Oxum", f"{octets}.{len(payload.files)}"),
         (
             "External-Description",

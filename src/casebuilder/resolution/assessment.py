@@ -58,9 +58,13 @@ def origin_of(claim: ClaimRecord) -> str:
 def independent_origins(incident: Incident) -> dict[str, list[ClaimRecord]]:
     """Origins of the claims that support the incident, each with its claims."""
     origins: dict[str, list[ClaimRecord]] = defaultdict(list)
+    attributed_docs = {c.document.item_id for c in incident.claims
+                       if c.kind in SUPPORTING and c.source_kind != "outlet"}
     for claim in incident.claims:
         if claim.kind not in SUPPORTING or claim.evidentiality == "denied":
             continue
+        if claim.source_kind == "outlet" and claim.document.item_id in attributed_docs:
+            continue  # a headline restating its own sources is not another origin
         origins[origin_of(claim)].append(claim)
         for other in claim.also_attributed:
             origins[speaker_identity(other, None)].append(claim)

@@ -101,6 +101,15 @@ def _target(d: Decision, by_member: dict[str, Incident]) -> Incident | None:
     return found[best]
 
 
+def stale_decisions(case: Case) -> list[Decision]:
+    """Decisions none of whose mentions exist any more (after re-extraction with changed
+    rules): they no longer apply, and an analyst should look at them again."""
+    keys = {m.key for m in load_mentions(case)}
+    return [d for d in load_decisions(case)
+            if not keys & set(d.payload.get("anchor_keys", [])) and
+            not keys & set(d.payload.get("keys", []))]
+
+
 def find_incident(incidents: Sequence[Incident], incident_id: str) -> Incident:
     for incident in incidents:
         if incident.id == incident_id or any(m.key == incident_id for m in incident.mentions):

@@ -287,18 +287,26 @@ def merge(candidates: Sequence[MergeCandidate],
     for candidate in ordered:
         joined = False
         nearby = range(len(clusters)) if exhaustive else index.near(candidate)
+        fits = []
         for number in nearby:
             cluster = clusters[number]
             if candidate.key in cluster.apart:
                 continue
             ok, why = compatible(candidate, cluster)
             if ok:
-                cluster.add(candidate)
-                cluster.reasons.append(f"{candidate.label}: joined ({why})")
-                cluster.apart |= keep_apart.get(candidate.key, set())
-                index.add(number, candidate)
-                joined = True
-                break
+                fits.append((number, why))
+                if candidate.precision not in {"region", "country"}:
+                    break  # the first compatible incident, in report order
+        # A mention placed only at region level joins an incident only when exactly one fits:
+        # "shelling of the Kharkiv region killed four" must not pick a town at random.
+        if len(fits) == 1 or (fits and candidate.precision not in {"region", "country"}):
+            number, why = fits[0]
+            cluster = clusters[number]
+            cluster.add(candidate)
+            cluster.reasons.append(f"{candidate.label}: joined ({why})")
+            cluster.apart |= keep_apart.get(candidate.key, set())
+            index.add(number, candidate)
+            joined = True
         if not joined:
             clusters.append(Cluster(members=[candidate],
                                     reasons=[f"{candidate.label}: first report"],

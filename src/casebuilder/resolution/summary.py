@@ -42,6 +42,7 @@ class Figure:
     order: tuple[str, int]  # report time, then position in the text
     earlier_report: bool
     claim_id: int
+    coarse: bool = False  # given for a whole region or country, not for the incident's place
 
     def as_json(self) -> dict[str, Any]:
         return {"measure": self.measure, "low": self.low, "high": self.high,
@@ -122,6 +123,10 @@ def figures(incident: Incident, measure: str) -> list[Figure]:
     """Every figure of one measure, oldest report first. Sub-group figures ("five children
     among the dead") are parts, not totals, and cumulative figures belong to situations."""
     out = []
+    coarse_docs = {m.document.item_id for m in incident.mentions
+                   if m.place and m.place.get("precision") in {"region", "country"}}
+    fine = any(m.place and m.place.get("precision") not in {"region", "country"}
+               for m in incident.mentions)
     for c in incident.claims:
         if c.kind != measure or c.value.get("subgroup"):
             continue
@@ -133,7 +138,8 @@ def figures(incident: Incident, measure: str) -> list[Figure]:
             source=c.attributed_to, source_kind=c.source_kind, evidentiality=c.evidentiality,
             document=c.document.name, reported_at=c.document.published_raw,
             order=(_report_key(c.document.published_raw, c.document.published), c.char_start),
-            earlier_report=bool(c.value.get("earlier_report")), claim_id=c.id))
+            earlier_report=bool(c.value.get("earlier_report")), claim_id=c.id,
+            coarse=fine and c.document.item_id in coarse_docs))
     return sorted(out, key=lambda f: f.order)
 
 
@@ -172,7 +178,7 @@ def best_figure(incident: Incident, measure: str) -> Figure | None:
                       str(value.get("text", "")), "analyst", "analyst", "stated", "", "",
                       ("9999", 0), False, -1)
     candidates = [f for f in figures(incident, measure) if not f.earlier_report and
-                  f.evidentiality != "denied"]
+                  f.evidentiality != "denied" and not f.coarse]
     if not candidates:
         return None
     latest = max(f.order[0] for f in candidates)

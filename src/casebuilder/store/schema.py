@@ -167,6 +167,9 @@ class ExtractionRun(Base):
     extractor: Mapped[str] = mapped_column(String(120))
     vocabulary_sha256: Mapped[str] = mapped_column(String(64))
     gazetteer: Mapped[str] = mapped_column(String(200))
+    # The text and the collection facts read (publication date, title, outlet): a sidecar
+    # that arrives later makes the same text a new source to extract from.
+    source_sha256: Mapped[str | None] = mapped_column(String(64))
     created_at: Mapped[str] = mapped_column(String(32))
     entry_seq: Mapped[int] = mapped_column(Integer)
     mention_count: Mapped[int] = mapped_column(Integer)

@@ -4,4 +4,4 @@
 start-up path in :func:`casebuilder.store.database.ensure_schema` cannot drift.
 """
 
-HEAD = "0003_analyst_decisions"
+HEAD = "0004_extraction_source"

@@ -1,0 +1,56 @@
+"""Incident mentions from hand-written texts: what goes where, and what stays stable."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from casebuilder.extraction.mentions import SourceText
+
+
+def extract(tools, text, published=date(2022, 4, 8)):
+    return tools.extractor.extract(SourceText(1, text, "", "Desk", published))
+
+
+def by_place(mentions):
+    return {m.place.name: m for m in mentions if m.place}
+
+
+def test_values_in_a_sentence_naming_two_places_go_to_the_nearest(extraction_tools):
+    mentions = by_place(extract(extraction_tools,
+        "A missile strike on Friday killed five civilians in Kramatorsk, while shelling in "
+        "nearby Sloviansk injured two."))
+    kramatorsk, sloviansk = mentions["Kramatorsk"], mentions["Sloviansk"]
+    assert [c.value["low"] for c in kramatorsk.claims if c.kind == "killed"] == [5]
+    assert not [c for c in kramatorsk.claims if c.kind == "injured"]
+    assert [c.value["low"] for c in sloviansk.claims if c.kind == "injured"] == [2]
+    assert not [c for c in sloviansk.claims if c.kind == "killed"]
+
+
+def test_a_date_in_march_is_never_after_a_january_report(extraction_tools):
+    (mention,) = extract(extraction_tools, "On March 16 an airstrike hit the theatre in "
+                         "Mariupol, killing hundreds.", published=date(2023, 1, 14))
+    when, _, _ = mention.event_date()
+    assert when is not None and when.iso() == "2022-03-16"
+
+
+def test_military_objects_alone_are_not_attacks_on_civilians(extraction_tools):
+    assert extract(extraction_tools, "A destroyed Russian tank column near Brovary.") == []
+    assert extract(extraction_tools, "Rocket remnants embedded in the ground in Kharkiv.") == []
+    assert extract(extraction_tools, "Damage to a residential building in Kharkiv.") != []
+
+
+def test_mention_keys_survive_a_new_rule_that_moves_the_first_sentence(extraction_tools):
+    text = ("Shelling destroyed houses in Izium on Friday. Later, a missile hit the "
+            "market in Izium on Friday, killing three people.")
+    first = {m.key("x") for m in extract(extraction_tools, text)}
+    shifted = {m.key("x") for m in extract(extraction_tools, "Headline.\n\n" + text)}
+    assert first == shifted
+
+
+def test_according_to_a_regional_governor_does_not_make_a_second_incident(extraction_tools):
+    mentions = extract(extraction_tools,
+        "On 22 April 2023, Ukrainian forces fired rockets at Shebekino. A woman was killed, "
+        "according to the Belgorod governor.", published=date(2023, 4, 23))
+    places = [m.place.name for m in mentions if m.place]
+    assert places == ["Shebekino"]
+    assert [c.value["low"] for c in mentions[0].claims if c.kind == "killed"] == [1]
