@@ -964,3 +964,22 @@ def test_damaged_zip_is_unreadable(tmp_path):
     raw = make_zip({"a.txt": b"a" * 100})
     with pytest.raises(UnreadableContent, match=r"^damaged ZIP: "):
         parse(ArchiveHandler(), tmp_path, "x.zip", raw[: len(raw) - 30])
+
+
+def test_many_small_members_that_expand_too_far_in_all_are_refused(tmp_path):
+    import io
+    import zipfile
+
+    from casebuilder.errors import ArchiveRefused
+    from casebuilder.intake.handlers.archive import ArchiveHandler, ArchiveLimits
+    from casebuilder.intake.handlers.base import ParseSource
+
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as zf:
+        for i in range(40):  # each member just under the per-member threshold
+            zf.writestr(f"m{i}.bin", bytes([i]) * (1024 * 1024 - 1))
+    path = tmp_path / "many.zip"
+    path.write_bytes(buffer.getvalue())
+    handler = ArchiveHandler(ArchiveLimits())
+    with pytest.raises(ArchiveRefused, match="in all"):
+        handler.parse(ParseSource(path=path, name="many.zip", size=path.stat().st_size))

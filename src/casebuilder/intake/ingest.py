@@ -34,6 +34,7 @@ from casebuilder.intake.handlers.base import (
     ParseSource,
     Sniff,
 )
+from casebuilder.intake.isolation import parse_isolated
 from casebuilder.intake.sidecar import parse_sidecar
 from casebuilder.intake.walk import IntakeCandidate, path_text, plan_intake, printable
 from casebuilder.model.clock import format_utc
@@ -44,6 +45,10 @@ from casebuilder.preservation.objects import StoredObject
 from casebuilder.store.schema import IntakeFailure, Item
 
 SNIFF_BYTES = 64 * 1024
+#: Handlers whose libraries a crafted file can stall or bloat: run in a child process.
+ISOLATED = frozenset({"pdf", "image", "media", "html"})
+PARSE_TIMEOUT_S = 300.0
+PARSE_MEMORY_BYTES = 4 * 1024**3
 TEXT_MEDIA_TYPE = "text/plain; charset=utf-8"
 
 
@@ -103,6 +108,8 @@ class Ingester:
     handlers: Sequence[FormatHandler]
     progress: IngestProgress | None = None
     report: IngestReport = field(default_factory=IngestReport)
+    parse_timeout: float = PARSE_TIMEOUT_S
+    parse_memory: int = PARSE_MEMORY_BYTES
 
     def run(self, paths: Sequence[Path]) -> IngestReport:
         plan, skipped = plan_intake(list(paths), exclude=[self.case.paths.root])
@@ -264,8 +271,14 @@ class Ingester:
             outcome.parse_status, outcome.reason = status, reason
             return
         outcome.format = handler.name
+        source = ParseSource(path=stored_path, name=name, size=size, depth=depth)
         try:
-            result = handler.parse(ParseSource(path=stored_path, name=name, size=size, depth=depth))
+            if handler.name in ISOLATED:
+                result = parse_isolated(
+                    handler, source, timeout=self.parse_timeout, memory=self.parse_memory
+                )
+            else:
+                result = handler.parse(source)
         except UnreadableContent as exc:
             self._finish_parse(outcome.item_id, None, handler.name, error=str(exc))
             outcome.parse_status, outcome.reason = "failed", str(exc)

@@ -292,6 +292,14 @@ class ArchiveHandler:
                         f"{limits.max_ratio:g}:1 limit (a zip bomb)"
                     )
 
+        # Many small members can make a bomb no single member reveals: judge the whole archive.
+        if total > limits.ratio_threshold and total / max(size, 1) > limits.max_ratio:
+            raise ArchiveRefused(
+                f"refused ZIP: its members expand {total / max(size, 1):,.0f}:1 in all "
+                f"({size:,} to {total:,} bytes), over the {limits.max_ratio:g}:1 limit "
+                "(a zip bomb)"
+            )
+
         members = [self._locate(info, stream, size) for info in infos]
         ordered = sorted(members, key=lambda m: m.info.header_offset)
         for before, after in itertools.pairwise(ordered):
