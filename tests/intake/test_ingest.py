@@ -296,6 +296,6 @@ def test_a_file_planted_under_a_hash_is_replaced_by_the_verified_copy(case, tmp_
     report = ingest(case, [genuine])
     assert planted.read_bytes() == genuine.read_bytes()
     assert any("replaced" in w for w in report.outcomes[0].warnings)
-    assert [e for e in entries(case) if e["action"] == "ingest"][0]["details"][
-        "stored_file_replaced"] is True
+    first = next(e for e in entries(case) if e["action"] == "ingest")
+    assert first["details"]["stored_file_replaced"] is True
     assert verify_case(case).ok

@@ -10,6 +10,7 @@ parent are copied into it) and quickly.
 
 from __future__ import annotations
 
+import contextlib
 import multiprocessing
 import resource
 from multiprocessing.connection import Connection
@@ -20,10 +21,9 @@ from casebuilder.intake.handlers.base import FormatHandler, ParseResult, ParseSo
 
 
 def _run(handler: FormatHandler, source: ParseSource, out: Connection, memory: int) -> None:
-    try:
+    # If the limit cannot be lowered here the time limit still holds.
+    with contextlib.suppress(ValueError, OSError):
         resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-    except (ValueError, OSError):
-        pass  # the limit could not be lowered here; the time limit still holds
     try:
         out.send(("ok", handler.parse(source)))
     except UnreadableContent as exc:
