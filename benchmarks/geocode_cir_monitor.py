@@ -5,6 +5,11 @@ gazetteer and the result compared with the monitor's hand-geolocated point. Prin
 of events placed within 10 km, the share left unresolved, the median error, a breakdown by
 precision, the misses sorted by kind (see ``MISS_KINDS``), and the worst misses.
 
+Then, as running text: each event's short description ("Damage to school nr.3 in Mykolaivka,
+Donetsk") is scanned with ``find_toponyms`` and resolved with ``resolve_mentions``, and the
+first settlement, district or site in Ukraine that locates nothing is compared with the point
+(the share within 10 km and beyond 100 km, of the descriptions that name such a place).
+
 The data set is read from ../shared/datasets/cir-monitor/events.csv relative to the repository
 root and is never copied into the repository.
 
@@ -109,6 +114,37 @@ def evaluate(gazetteer: object, rows: list[dict[str, str]]) -> dict[str, object]
     }
 
 
+def evaluate_texts(gazetteer: object, rows: list[dict[str, str]]) -> dict[str, float]:
+    """The descriptions read as running text (see the module doc)."""
+    from casebuilder.gazetteer import Gazetteer
+
+    assert isinstance(gazetteer, Gazetteer)
+    named = within = far = 0
+    for row in rows:
+        mentions = gazetteer.find_toponyms(row["brief description"])
+        places = [
+            resolution.place
+            for mention, resolution in zip(
+                mentions, gazetteer.resolve_mentions(mentions), strict=True
+            )
+            if mention.locates is None
+            and resolution.place is not None
+            and resolution.place.feature_kind in ("settlement", "city_district", "feature")
+            and resolution.place.country == "UA"
+        ]
+        if not places:
+            continue
+        named += 1
+        error = distance_km(places[0], (float(row["lat"]), float(row["lon"])))
+        within += error <= WITHIN_KM
+        far += error > 100.0
+    return {
+        "named": float(named),
+        "within": within / named if named else 0.0,
+        "far": far / named if named else 0.0,
+    }
+
+
 def miss_kind(gazetteer: object, row: dict[str, str], resolution: object, error: float) -> str:
     """The kind of a miss (a key of ``MISS_KINDS``)."""
     from casebuilder.gazetteer import Gazetteer, Resolution
@@ -197,6 +233,12 @@ def main() -> int:
         f"  no place of that name within {WITHIN_KM:.0f} km in the offline data: "
         f"{no_candidate / total:.2%}; a perfect choice among the candidates would reach "
         f"{(within_count + choice) / total:.2%}"
+    )
+    texts = evaluate_texts(gazetteer, rows)
+    print(
+        f"\ndescriptions as running text: {texts['named']:.0f} name a place in Ukraine; "
+        f"the first is within {WITHIN_KM:.0f} km in {texts['within']:.2%}, "
+        f"beyond 100 km in {texts['far']:.2%}"
     )
     misses = result["misses"]
     assert isinstance(misses, list)

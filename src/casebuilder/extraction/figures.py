@@ -704,6 +704,15 @@ _ONE_BODY = re.compile(
 )
 
 
+_KILLING_ONE = re.compile(
+    r"\b(?P<how>killing|killed|wounding|injuring)\s+(?:the|a|an|one|her|his)\s+"
+    r"(?:elderly\s+|local\s+|young\s+)?(?P<who>driver|man|woman|child|boy|girl|resident|"
+    r"civilian|farmer|passenger|pedestrian|volunteer|doctor|nurse|teacher|journalist|"
+    r"husband|wife|son|daughter|father|mother|priest|firefighter|rescuer)\b",
+    re.IGNORECASE,
+)
+
+
 def find_single_victims(text: str, *, base: int = 0) -> list[CasualtyFigure]:
     """One named or pronoun victim: "he was shot and killed", "a woman was wounded", "a dead
     body", "bodies of civilians (3)" as monitors caption them.
@@ -711,6 +720,15 @@ def find_single_victims(text: str, *, base: int = 0) -> list[CasualtyFigure]:
     Counted figures miss these, yet a single killing is an incident in its own right.
     """
     out = []
+    for match in _KILLING_ONE.finditer(text):
+        how = match.group("how").lower()
+        who = match.group("who").lower()
+        out.append(CasualtyFigure(
+            start=base + match.start(), end=base + match.end(), text=match.group(0),
+            measure="killed" if how.startswith("kill") else "injured", low=1, high=1,
+            qualifier="exact",
+            population="children" if who in {"child", "boy", "girl"} else "people",
+            subgroup=False, cumulative=False, rule="single-victim"))
     for match in _ONE_BODY.finditer(text):
         n = int(match.group("n")) if match.group("n") else 1
         out.append(CasualtyFigure(

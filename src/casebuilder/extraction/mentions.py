@@ -38,7 +38,7 @@ from casebuilder.extraction.figures import (
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
 from casebuilder.extraction.text import Sentence, TextAnalyser, Token
 from casebuilder.extraction.vocabulary import CATEGORY_ORDER, Vocabulary
-from casebuilder.gazetteer import Gazetteer, Place, PlaceContext, ToponymMention, distance_km
+from casebuilder.gazetteer import Gazetteer, Place, ToponymMention, distance_km
 from casebuilder.model.partial_date import PartialDate
 
 SITUATION_CATEGORIES = frozenset({"siege", "displacement"})
@@ -106,7 +106,7 @@ class Claim:
             "quote": p.quote, "sentence_start": p.sentence_start, "sentence_end": p.sentence_end,
             "attributed_to": a.speaker, "speaker_role": a.role, "source_kind": a.kind,
             "party": a.party, "verb": a.verb, "evidentiality": a.evidentiality,
-            "qualifiers": list(a.qualifiers),
+            "qualifiers": list(a.qualifiers), "also_attributed": list(a.others),
         }
 
 
@@ -279,28 +279,14 @@ class MentionExtractor:
 
     def _resolve_places(self, toponyms: list[ToponymMention]
                         ) -> list[tuple[ToponymMention, Place]]:
-        regions = tuple(t.text for t in toponyms if t.candidates
-                        and t.candidates[0].feature_kind == "region")
-        out: list[tuple[ToponymMention, Place]] = []
-        nearby: list[tuple[float, float]] = []
-        cache: dict[str, Place | None] = {}
-        for toponym in toponyms:
-            if not toponym.candidates:
-                continue
-            if toponym.text not in cache:
-                if len(toponym.candidates) == 1:
-                    cache[toponym.text] = toponym.candidates[0]
-                else:
-                    resolution = self.gazetteer.resolve(
-                        toponym.text, PlaceContext(admin1=regions, nearby=tuple(nearby)))
-                    cache[toponym.text] = resolution.place or toponym.candidates[0]
-            place = cache[toponym.text]
-            if place is None:
-                continue
-            if place.feature_kind in {"settlement", "city_district", "feature"}:
-                nearby.append(place.coordinates)
-            out.append((toponym, place))
-        return out
+        """Resolve every place name of the document together: the regions and raions it
+        names, the places already resolved nearby, and locators such as "Vilkhivka
+        (Kharkivskyi, Kharkiv)" decide between places of the same name. A name the gazetteer
+        will not place stays unplaced rather than taking its first candidate."""
+        resolutions = self.gazetteer.resolve_mentions(toponyms)
+        return [(toponym, resolution.place)
+                for toponym, resolution in zip(toponyms, resolutions, strict=True)
+                if resolution.place is not None]
 
     # -- one sentence -------------------------------------------------------------------
     def _sentence_facts(self, sentence: Sentence, attribution: Attribution,
@@ -395,6 +381,8 @@ class MentionExtractor:
     @staticmethod
     def _place_role(tokens: list[Token], toponym: ToponymMention, attribution: Attribution
                     ) -> str:
+        if toponym.locates is not None:
+            return "locator"  # "(Kharkivskyi, Kharkiv)": says where the place before it is
         if attribution.start is not None and attribution.end is not None and \
                 attribution.start <= toponym.start and toponym.end <= attribution.end:
             if (toponym.start, toponym.end) == (attribution.start, attribution.end):

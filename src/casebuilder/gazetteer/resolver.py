@@ -1,31 +1,47 @@
 """The gazetteer object: looks toponyms up and resolves place queries to one place.
 
 Part of the gazetteer, the reference layer below the stages. Extraction and the ``geocode``
-command call :meth:`Gazetteer.resolve` and :meth:`Gazetteer.lookup`; the extractor's text
-scanner (:mod:`.scanner`) reads the same name tables. A :class:`Gazetteer` is built once by
+command call :meth:`Gazetteer.resolve`, :meth:`Gazetteer.lookup`,
+:meth:`Gazetteer.find_toponyms` and :meth:`Gazetteer.resolve_mentions`; the text scanner
+(:mod:`.scanner`) reads the same name tables, and :mod:`.locators` links the names a text
+attaches to a place name. A :class:`Gazetteer` is built once by
 :func:`casebuilder.gazetteer.load_gazetteer` and passed to whoever needs it; it holds no global
-state and is never changed after it is built, so one object may serve many threads.
+state and is never changed after it is built (its only cache memoises a pure function), so one
+object may serve many threads.
 
-How a query such as ``"Chuhuiv, south of Kharkiv"`` or ``"Merefa, Kharkivska, Ukraine"`` is
-resolved:
+How a query such as ``"Chuhuiv, south of Kharkiv"``, ``"Merefa, Kharkivska, Ukraine"`` or
+``"Vilkhivka, Kharkivskyi, Kharkiv"`` is resolved:
 
-1. The query is split at commas into a head (the toponym) and qualifiers. Words of relative
-   position ("south of", "near", "vicinity", "outskirts of") and of place type ("village of",
-   "city", "district") are dropped. A qualifier may name a country, a region (any spelling
-   :class:`RegionMatcher` knows), or a settlement, which then serves as an anchor.
+1. The query is split at commas into a head (the toponym) and qualifiers;
+   ``PlaceContext.within`` (the locators a text attaches to the name) adds qualifiers. Words of
+   relative position ("south of", "near", "vicinity", "outskirts of") and of place type
+   ("village of", "city", "district") are dropped. A qualifier may name a country, a raion
+   ("Kharkivskyi", "Kupianskyi district", "Kramatorsk raion"; it also names its oblast), a
+   region (any spelling :class:`RegionMatcher` knows), or a settlement, which then serves as an
+   anchor.
 2. Candidates for the head are the places whose normalised name equals the head's ("exact"),
    else whose fold key does ("fold": romanisation variants); if none lies in a named region,
-   names one or two letters apart in that region are tried ("fuzzy").
-3. Disambiguation, in this order: a region named in the query keeps only its candidates (a
-   region only named elsewhere in the document, via the context, does the same when it keeps
-   any); then nearness to anchors and to places already resolved in the document (bands of
-   30, 80 and 200 km); then a match on the place's own name before one on an alternate name
-   GeoNames lists (a former name, the name of a merged village); then the kind of place (a
-   located settlement, district or feature before a village placed coarsely from KATOTTG,
-   before a region); then population; then the gazetteer id, so the answer never depends on
-   chance.
-4. When the name is found only outside the named region, the nearest such candidate within
-   150 km of the region's centre is taken; otherwise the region itself (precision "region").
+   names one or two letters apart in that region are tried ("fuzzy"). A head with "raion",
+   "district" or "rayon" that names a raion prefers the raion ("Kharkivskyi district").
+3. Disambiguation, in this order: a region named in the query keeps only its candidates, and
+   a raion named in the query keeps those inside it (when none is, nearness to the raion
+   counts instead); a region or raion only named elsewhere in the document, via
+   ``PlaceContext.admin1``, does the same when it keeps any; then nearness to anchors and to
+   places already resolved in the document (bands of 30, 80 and 200 km); then a match on the
+   place's own name before one on an alternate name GeoNames lists (a former name, the name
+   of a merged village); then the kind of place (a located settlement, district or feature
+   before a village placed coarsely from KATOTTG, before a region); then population; then the
+   gazetteer id, so the answer never depends on chance.
+4. When the name is found only outside the named region, the nearest town of 10,000+ people
+   of that name within 150 km of the region's centre is taken (the region was misnamed:
+   "Lysychansk, Donetsk Oblast"); a smaller place of that name elsewhere is taken for another
+   place the data lacks, and the named raion, else the region, is returned instead (precision
+   "region"). A square or district known only in other cities than the city named with it
+   ("Svobody Square, Kherson") gives that city.
+5. A name that many cities give to a square or district ("Svobody Square", "Tsentralnyi
+   district"; see :func:`.scanner.generic_city_name`) whose every candidate lies far from the
+   document's places (``PlaceContext.nearby``) is left unresolved rather than put in a city the
+   document does not mention.
 
 Countries: a query that is a country's name ("Russia", "Britain") resolves to the country
 (precision "country"). Other places are looked for in the country the query names, else in
@@ -37,6 +53,7 @@ Oblast").
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import defaultdict
@@ -44,8 +61,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
-from casebuilder.gazetteer.build import HOME_COUNTRY, GazetteerIndex, Region
+from casebuilder.gazetteer.build import HOME_COUNTRY, NEIGHBOUR_COUNTRIES, GazetteerIndex, Region
 from casebuilder.gazetteer.geo import distance_km, nearest_distance_km
+from casebuilder.gazetteer.locators import link_locators
 from casebuilder.gazetteer.model import (
     Candidate,
     Place,
@@ -59,7 +77,7 @@ from casebuilder.gazetteer.normalise import (
     normalise_toponym,
     romanise_ukrainian,
 )
-from casebuilder.gazetteer.scanner import ToponymScanner
+from casebuilder.gazetteer.scanner import ToponymScanner, city_bound, generic_city_name
 
 _REGION_WORDS = frozenset({
     "oblast", "oblasti", "obl", "region", "regione", "province", "provincia", "provinz",
@@ -89,6 +107,9 @@ _TYPE_SUFFIX = re.compile(
 _KIND_RANK = {
     "settlement": 0, "feature": 0, "water_body": 0, "city_district": 1, "region": 3, "country": 4,
 }  # fmt: skip
+_RAION_WORDS = frozenset({"raion", "rayon", "district"})
+_RAION_WORD = re.compile(r"\b(?:raion|rayon|district)\b", re.IGNORECASE)
+_CITY_BOUND_KM = 25.0  # a square or district this far beyond a place's own radius is elsewhere
 _BANDS_KM = (30.0, 80.0, 200.0)
 _OUTSIDE_REGION_KM = 150.0
 _WELL_KNOWN_POPULATION = 10_000  # the scanner's lower-case rule spares names of such towns
@@ -184,15 +205,21 @@ class Gazetteer:
             place = self.places[number]
             if primary:
                 self._own_folds[number].add(folded)
-                if _well_known(place):
+                if _well_known(place) and (
+                    place.country == HOME_COUNTRY or place.feature_kind != "settlement"
+                ) and not place.is_raion:
                     well_known.add(key)
-            if place.feature_kind in ("settlement", "city_district", "feature"):
+            if place.feature_kind in ("settlement", "city_district", "feature") and not (
+                place.feature_kind == "city_district" and place.gazetteer_id.startswith("katottg:")
+            ):  # a KATOTTG city district is an adjective: no name is a misspelling of it
                 by_region[place.admin1 or place.country].add((key, folded, number))
         self._exact = {k: tuple(sorted(v)) for k, v in exact.items()}
         self._fold = {k: tuple(sorted(v)) for k, v in fold.items()}
         self._by_region = {region: tuple(sorted(rows)) for region, rows in by_region.items()}
         self.stoplist = index.stoplist
-        self._region_places = {p.admin1: p for p in self.places if p.feature_kind == "region"}
+        self._region_places = {
+            p.admin1: p for p in self.places if p.feature_kind == "region" and not p.is_raion
+        }
         self._countries: dict[str, Place] = {}
         self._country_keys: dict[str, str] = dict(_COUNTRY_CODES)
         for number, place in enumerate(self.places):
@@ -200,6 +227,7 @@ class Gazetteer:
                 self._countries.setdefault(place.country, place)
                 for key in self._names[number]:
                     self._country_keys.setdefault(key, place.country)
+        self._fold_of = functools.lru_cache(maxsize=1 << 16)(fold_toponym)
         self.scanner = ToponymScanner(
             self._exact,
             self.places,
@@ -208,6 +236,11 @@ class Gazetteer:
             self._scan_rank,
             demonyms=index.demonyms,
             well_known=frozenset(well_known),
+            folds=self._fold,
+            fold_of=self._fold_of,
+            own_name=lambda number, key: self._fold_of(key) in self._own_folds.get(number, ()),
+            home=HOME_COUNTRY,
+            neighbours=NEIGHBOUR_COUNTRIES,
         )
 
     def _region_place(self, text: str) -> Place | None:
@@ -219,7 +252,7 @@ class Gazetteer:
     def _scan_rank(self, number: int, key: str) -> tuple[int | str, ...]:
         place = self.places[number]
         return (
-            0 if fold_toponym(key) in self._own_folds.get(number, ()) else 1,
+            0 if self._fold_of(key) in self._own_folds.get(number, ()) else 1,
             0 if place.feature_kind == "country" else 1,
             0 if place.country == HOME_COUNTRY or _prominent(place) else 1,
             _kind_rank(place, ()),
@@ -229,9 +262,119 @@ class Gazetteer:
 
     def find_toponyms(self, text: str) -> list[ToponymMention]:
         """Spans of ``text`` that name places, each with its candidates (most likely first:
-        see :mod:`casebuilder.gazetteer.scanner`). ``mention.kind`` tells a country, region,
-        settlement, city district, site or water body apart."""
-        return self.scanner.find(text)
+        see :mod:`casebuilder.gazetteer.scanner`). ``mention.kind`` tells a country, region
+        (oblast or raion), settlement, city district, site or water body apart, and
+        ``mention.locates`` marks a name that only locates another one ("Kharkiv" in
+        "Vilkhivka (Kharkivskyi, Kharkiv)"; see :mod:`casebuilder.gazetteer.locators`).
+
+        Across the whole text: a square or district whose name many cities share ("Svobody
+        Square", "Tsentralnyi district") is left out when the text names towns and it lies in
+        none of them, and otherwise lists the candidates in the towns named first; a raion's
+        bare adjective ("Kharkivskyi") counts only as a locator."""
+        mentions = self._in_named_towns(self.scanner.find(text))
+        mentions = link_locators(text, mentions, self._readings, self._lies_in)
+        return _without_bare_raions(mentions)
+
+    def resolve_mentions(
+        self, mentions: Sequence[ToponymMention], context: PlaceContext | None = None
+    ) -> list[Resolution]:
+        """Resolve every mention of one document, as :meth:`find_toponyms` returned them, in
+        order; one Resolution per mention (its place None where nothing fits).
+
+        Each mention is resolved with the names that locate it as ``PlaceContext.within`` (an
+        oblast or raion by its full name: "Donetsk" in "Mykolaivka, Donetsk" is passed as
+        "Donetsk Oblast"), the regions and raions the document names (``context.admin1`` and
+        every region or raion mention, locators included) as ``admin1``, and the places
+        already resolved as ``nearby`` (after ``context.nearby``). Names with a single
+        candidate are resolved too, so that a locator can overrule a lone candidate elsewhere
+        ("Xivka, Kherson Oblast" gives Kherson Oblast when the only Xivka known is a village
+        of Odesa Oblast). A Resolution whose place is None (a square of a city the document
+        does not name) means the name is not to be placed. A locator resolves
+        to its own first candidate (the oblast or raion it names, or the city of a district),
+        with a reason saying which mention it locates. Countries, regions and water bodies the
+        scanner found are taken as they are."""
+        context = context or PlaceContext()
+        within: dict[int, list[str]] = defaultdict(list)
+        for mention in mentions:
+            if mention.locates is not None:
+                # an oblast or raion by its full name ("Donetsk" of "Mykolaivka, Donetsk" is
+                # Donetsk Oblast, not also the city of Donetsk nearby), a city as written
+                area = mention.kind == "region"
+                within[mention.locates].append(mention.place.name if area else mention.text)
+        regions = tuple(context.admin1) + tuple(
+            m.place.name if m.locates is not None else m.text
+            for m in mentions
+            if m.kind == "region"
+        )
+        nearby = list(context.nearby)
+        cache: dict[tuple[str, tuple[str, ...]], Resolution] = {}
+        results: list[Resolution] = []
+        for number, mention in enumerate(mentions):
+            if mention.locates is not None:
+                place = mention.place
+                located = mentions[mention.locates].text
+                results.append(Resolution(mention.text, place, mention.text, (),
+                                          f"locates {located!r}"))  # fmt: skip
+                if city_bound(mentions[mention.locates].place) and not _coarse(place):
+                    nearby.append(place.coordinates)
+                continue
+            if mention.kind in ("country", "water_body") or (
+                mention.kind == "region" and not mention.place.is_raion
+            ):
+                results.append(Resolution(mention.text, mention.place, mention.text, (),
+                                          "named as such in the text"))  # fmt: skip
+                continue
+            key = (mention.text, tuple(within[number]))
+            resolution = cache.get(key)
+            if resolution is None:
+                resolution = self.resolve(
+                    mention.text,
+                    PlaceContext(admin1=regions, nearby=tuple(nearby), country=context.country,
+                                 within=tuple(within[number])),
+                )  # fmt: skip
+                cache[key] = resolution
+            results.append(resolution)
+            if resolution.place is not None and not _coarse(resolution.place):
+                nearby.append(resolution.place.coordinates)
+        return results
+
+    def _in_named_towns(self, mentions: list[ToponymMention]) -> list[ToponymMention]:
+        """Leave out a generic square or district that lies in none of the towns the text
+        names; list the candidates in named towns first (see :meth:`find_toponyms`)."""
+        towns = [m.place for m in mentions if m.kind == "settlement"]
+        if not towns:
+            return mentions
+        kept: list[ToponymMention] = []
+        for mention in mentions:
+            if generic_city_name(mention.text, mention.candidates):
+                def gap(place: Place) -> float:
+                    return min(
+                        distance_km(place, town) - town.uncertainty_km - place.uncertainty_km
+                        for town in towns
+                    )
+
+                if min(gap(p) for p in mention.candidates) > 5.0:
+                    continue
+                ordered = sorted(mention.candidates, key=lambda p: gap(p) > 5.0)
+                mention = ToponymMention(mention.start, mention.end, mention.text,
+                                         tuple(ordered), mention.locates)  # fmt: skip
+            kept.append(mention)
+        return kept
+
+    def _readings(self, mention: ToponymMention) -> tuple[Place, ...]:
+        """The oblasts and raions a mention may name (see :mod:`.locators`)."""
+        areas: list[Place] = []
+        regions = self.regions.match(mention.text, fuzzy=False)
+        if regions:  # "Kyiv" as a locator is Kyiv Oblast, as ACLED writes it
+            areas.append(self._region_places[_primary(regions)])
+        areas += [p for p in mention.candidates if p.feature_kind == "region" and p not in areas]
+        return tuple(areas)
+
+    def _lies_in(self, place: Place, area: Place) -> bool:
+        """Whether ``place`` lies in the oblast or raion ``area``."""
+        if area.is_raion:
+            return _in_raion(place, [area])
+        return place.admin1 in self.regions.match(area.admin1, fuzzy=False)
 
     def country(self, code: str) -> Place | None:
         """The country place for an ISO 3166-1 alpha-2 code (``"RU"``), None if unknown."""
@@ -327,18 +470,29 @@ class Gazetteer:
 
     def resolve(self, query: str, context: PlaceContext | None = None) -> Resolution:
         """The most likely place for ``query`` (see the module doc), or a Resolution whose
-        place is None when nothing matches; the query's head is then kept as matched_name."""
+        place is None when nothing matches; the query's head is then kept as matched_name.
+
+        ``context.within`` (the locators the text attaches to this mention) counts like the
+        query's own qualifiers; ``context.admin1`` and ``context.nearby`` (the rest of the
+        document) only choose among candidates."""
         context = context or PlaceContext()
         parsed = _parse(query)
+        located = (_RELATIVE.sub(" ", q).strip() for q in context.within)
+        qualifiers = parsed.qualifiers + tuple(q for q in located if q)
         country = context.country
         country_named = False
         named_regions: set[str] = set()
+        named_raions: list[Place] = []
         anchors: list[tuple[float, float]] = []
         anchor_places: list[Place] = []
-        for qualifier in parsed.qualifiers:
+        for qualifier in qualifiers:
             words = normalise_toponym(qualifier)
             if words in self._country_keys:
                 country, country_named = self._country_keys[words], True
+                continue
+            raions = self._raions(qualifier)
+            if raions:
+                named_raions += raions
                 continue
             regions = self.regions.match(qualifier)
             named_regions |= regions
@@ -350,9 +504,23 @@ class Gazetteer:
                 anchors.append(city.coordinates)
                 if not regions:
                     named_regions |= self.regions.match(city.admin1) if city.admin1 else set()
+        if named_raions:
+            # a raion names its oblast; of raions named with an oblast, those inside it
+            if named_regions:
+                in_oblast = [r for r in named_raions if r.admin1 in named_regions]
+                named_raions = in_oblast or named_raions
+            for raion in named_raions:
+                named_regions |= self.regions.match(raion.admin1)
         document_regions: set[str] = set()
+        document_raions: list[Place] = []
         for mention in context.admin1:
-            document_regions |= self.regions.match(mention)
+            raions = self._raions(mention)
+            if raions:
+                document_raions += raions
+                for raion in raions:
+                    document_regions |= self.regions.match(raion.admin1)
+            else:
+                document_regions |= self.regions.match(mention)
         anchors.extend(context.nearby)
 
         head = parsed.head
@@ -360,6 +528,8 @@ class Gazetteer:
             if anchor_places:
                 return Resolution(query, anchor_places[0], anchor_places[0].name, (),
                                   "only a position relative to this place is given")  # fmt: skip
+            if named_raions:
+                return self._area_resolution(query, named_raions, "only a raion is given")
             if named_regions:
                 return self._region_resolution(query, named_regions, "only a region is given")
             return Resolution(query, None, "", (), "no place name in the query")
@@ -381,6 +551,10 @@ class Gazetteer:
             # that is a known name
             head = next((part for part in _parts(head) if self._candidates(part)), head)
         candidates = self._candidates(head)
+        # "Kharkivskyi district", "Bakhmut raion": the raion before a city district or town
+        raion_first = _RAION_WORD.search(head) is not None and any(
+            c.place.is_raion for c in candidates
+        )
         stripped = _strip_type_words(head)
         if stripped != head:
             candidates += [c for c in self._candidates(stripped) if c not in candidates]
@@ -389,6 +563,9 @@ class Gazetteer:
         in_country = [c for c in candidates if c.place.country == country]
         if in_country and (country_named or not _prominent_abroad(candidates, country)):
             candidates = in_country
+
+        def rank(found: Iterable[Candidate]) -> list[Candidate]:
+            return self._rank(found, anchors, anchor_places, raion_first=raion_first)
 
         reasons: list[str] = []
         pool = candidates
@@ -402,43 +579,109 @@ class Gazetteer:
             region_label = _label(named_regions)
             if inside:
                 pool = inside
-                reasons.append(f"region named in the query ({region_label})")
+                reasons.append(f"region named with it ({region_label})")
             else:
+                if anchor_places and candidates and all(
+                    _city_bound(c.place) for c in candidates
+                ):
+                    # "Svobody Square, Kherson": a square of another city is not this one
+                    city = anchor_places[0]
+                    return Resolution(
+                        query, city, city.name, tuple(rank(candidates)),
+                        f"{stripped!r} is known only in other cities; placed at {city.name}, "
+                        "the city named with it",
+                    )  # fmt: skip
+                # A town of 10,000+ people just outside the named region is meant ("Lysychansk,
+                # Donetsk Oblast"); a smaller place of that name elsewhere is more likely
+                # another one the data lacks, so the region (or raion) is taken instead.
                 near = sorted(
                     (min(distance_km(c.place, self.regions.centre(r)) for r in named_regions), c)
                     for c in candidates
+                    if _well_known(c.place)
                 )
                 near = [(d, c) for d, c in near if d <= _OUTSIDE_REGION_KM]
                 if not near:
+                    why = f"{stripped!r} not found in {region_label}"
+                    if candidates:
+                        why += " (only a smaller place of that name elsewhere)"
+                    if named_raions:
+                        return self._area_resolution(
+                            query, named_raions, why, tuple(rank(candidates))
+                        )
                     return self._region_resolution(
-                        query, named_regions,
-                        f"{stripped!r} not found in {region_label}",
-                        tuple(self._rank(candidates, anchors, anchor_places)),
-                    )  # fmt: skip
+                        query, named_regions, why, tuple(rank(candidates))
+                    )
                 pool = [near[0][1]]
-                reasons.append(f"not found in {region_label}; nearest place of that name")
+                reasons.append(f"not found in {region_label}; nearest town of that name")
+            if named_raions and pool is inside:
+                in_raion = [c for c in pool if _in_raion(c.place, named_raions)]
+                raion_label = ", ".join(r.name for r in named_raions)
+                if in_raion:
+                    pool = in_raion
+                    reasons.append(f"raion named ({raion_label})")
+                elif not any(c.place.is_raion for c in pool):
+                    anchors.extend(r.coordinates for r in named_raions)
+                    reasons.append(f"none in {raion_label}; nearest to it")
         elif document_regions:
             inside = [c for c in candidates if c.place.admin1 in document_regions]
             if inside:
                 pool = inside
                 reasons.append(f"region named in the document ({_label(document_regions)})")
+        if document_raions and not named_raions:
+            in_raion = [c for c in pool if _in_raion(c.place, document_raions)]
+            if in_raion and len(in_raion) < len(pool):
+                pool = in_raion
+                reasons.append(
+                    f"raion named in the document ({', '.join(r.name for r in document_raions)})"
+                )
         if not pool:
             pool = self._fuzzy(stripped, [country]) if not candidates else []
             if not pool:
                 return Resolution(query, None, stripped, (), "name not in the gazetteer")
             reasons.append("spelling one letter off")
 
-        ranked = self._rank(pool, anchors, anchor_places)
+        ranked = rank(pool)
         best = ranked[0]
+        if anchors and not anchor_places and _generic_city_name(best.matched_name, ranked):
+            # a square or district of a city that no place near the document is in
+            near_any = [
+                c for c in ranked
+                if nearest_distance_km(c.place, anchors) <= _CITY_BOUND_KM + c.place.uncertainty_km
+            ]  # fmt: skip
+            if not near_any:
+                return Resolution(
+                    query, None, stripped, tuple(ranked),
+                    "a name many cities share, known only far from the document's places",
+                )  # fmt: skip
         reasons.append(self._why(best, ranked, anchors, anchor_places))
         if parsed.relative:
             reasons.append("the query gives a position relative to this place")
         if best.place.placed_at:
             reasons.append(f"placed at the {best.place.placed_at}")
-        others = [c for c in self._rank(candidates, anchors, anchor_places) if c not in ranked]
+        others = [c for c in rank(candidates) if c not in ranked]
         return Resolution(
             query, best.place, best.matched_name, tuple(ranked + others), "; ".join(reasons)
         )
+
+    def _raions(self, text: str) -> list[Place]:
+        """The raions ``text`` names exactly or up to romanisation ("Kharkivskyi",
+        "Kharkivs'kyi raion", "Kramatorsk district"), none for a misspelling."""
+        key = normalise_toponym(text)
+        if not key:
+            return []
+        found = {c.place for c in self._candidates(key) if c.place.is_raion}
+        return sorted(found, key=lambda p: p.gazetteer_id)
+
+    def _area_resolution(
+        self,
+        query: str,
+        raions: Sequence[Place],
+        why: str,
+        candidates: tuple[Candidate, ...] = (),
+    ) -> Resolution:
+        place = raions[0]
+        return Resolution(query, place, place.name, candidates,
+                          f"{why}; placed at the {place.placed_at}")  # fmt: skip
 
     def _anchor(self, qualifier: str, regions: frozenset[str]) -> Place | None:
         """The settlement a qualifier names (``"Kharkiv"`` in ``"Chuhuiv, south of Kharkiv"``),
@@ -458,6 +701,8 @@ class Gazetteer:
         candidates: Iterable[Candidate],
         anchors: Sequence[tuple[float, float]],
         anchor_places: Sequence[Place],
+        *,
+        raion_first: bool = False,
     ) -> list[Candidate]:
         def key(candidate: Candidate) -> tuple[int, int, int, int, int, str]:
             place = candidate.place
@@ -465,7 +710,7 @@ class Gazetteer:
                 1 if candidate.match == "fuzzy" else 0,
                 _band(nearest_distance_km(place, anchors)) if anchors else 0,
                 1 if candidate.alternate else 0,
-                _kind_rank(place, anchor_places),
+                -1 if raion_first and place.is_raion else _kind_rank(place, anchor_places),
                 -(place.population or 0),
                 place.gazetteer_id,
             )
@@ -485,6 +730,8 @@ class Gazetteer:
         if len(ranked) == 1:
             return "only candidate"
         runner = ranked[1]
+        if best.place.is_raion and not runner.place.is_raion and not anchors:
+            return f"{len(ranked)} candidates; the query names a raion"
         if anchors:
             bands = [_band(nearest_distance_km(c.place, anchors)) for c in ranked]
             if bands[0] < max(bands):
@@ -516,6 +763,60 @@ class Gazetteer:
         place = self._region_places[_primary(regions)]
         return Resolution(query, place, place.name, candidates,
                           f"{why}; placed at the {place.placed_at}")  # fmt: skip
+
+
+def _coarse(place: Place) -> bool:
+    return place.feature_kind not in ("settlement", "city_district", "feature")
+
+
+def _city_bound(place: Place) -> bool:
+    return city_bound(place)
+
+
+def _generic_city_name(name: str, candidates: Sequence[Candidate]) -> bool:
+    return generic_city_name(name, [c.place for c in candidates])
+
+
+def _in_raion(place: Place, raions: Sequence[Place]) -> bool:
+    """Whether ``place`` lies in one of ``raions``: KATOTTG lists it there (its ``parent``
+    names the raion), or, for a place KATOTTG does not list, it lies within the raion's
+    radius of the raion's middle."""
+    for raion in raions:
+        if place == raion:
+            return True
+        if place.admin1 != raion.admin1:
+            continue
+        units = place.parent.split(", ") if place.parent else []
+        if raion.name in units:
+            return True
+        if not any(unit.endswith(" raion") for unit in units) and (
+            distance_km(place, raion) <= raion.uncertainty_km
+        ):
+            return True
+    return False
+
+
+def _without_bare_raions(mentions: list[ToponymMention]) -> list[ToponymMention]:
+    """The mentions without raion readings of a bare adjective ("Kharkivskyi") that locates
+    nothing; a mention that is foremost a raion's name is dropped (and the locators
+    renumbered)."""
+    kept: list[ToponymMention] = []
+    renumber: dict[int, int] = {}
+    for number, mention in enumerate(mentions):
+        if mention.locates is None and _RAION_WORD.search(mention.text) is None:
+            if mention.place.is_raion:
+                continue  # the name is foremost a raion's (other readings only up to the fold)
+            candidates = tuple(p for p in mention.candidates if not p.is_raion)
+            if len(candidates) < len(mention.candidates):
+                mention = ToponymMention(mention.start, mention.end, mention.text, candidates)
+        renumber[number] = len(kept)
+        kept.append(mention)
+    return [
+        m if m.locates is None else ToponymMention(
+            m.start, m.end, m.text, m.candidates, renumber.get(m.locates)
+        )
+        for m in kept
+    ]  # fmt: skip
 
 
 def _well_known(place: Place) -> bool:

@@ -3,7 +3,9 @@
 Part of the gazetteer, the reference layer below the stages. The extractor calls
 :meth:`casebuilder.gazetteer.Gazetteer.find_toponyms` on a document's text to get the spans
 that name places, each with its candidate places, and then resolves them with the document's
-context. The scanner only finds; it does not choose between candidates.
+context. The scanner only finds; it does not choose between candidates (the gazetteer then
+marks locators, see :mod:`.locators`, and drops squares and districts of cities the text does
+not name, see :func:`generic_city_name`).
 
 How it avoids the usual false alarms:
 
@@ -14,24 +16,40 @@ How it avoids the usual false alarms:
   numbers are never names. Demonyms and adjectives ("Ukrainian", "Russians", "British", see
   ``data/demonyms.txt``) are never places by themselves.
 * A name that is also a common word, such as those in ``data/stoplist.txt`` ("Sunday",
-  "Victory", "Peace", "Mission"), counts only in a place context: after "in", "near", "at",
-  "village of", ..., or before "oblast", "region", "district", "village", ... A name that the
-  same text also uses in lower case ("bread" ... "Bread") needs that context too, unless it is
-  well known (a country, a region, a water body, or a town of 10,000+ people): a careless
-  "kyiv" somewhere in a text does not hide every "Kyiv" in it.
+  "Victory", "Peace", "Mission", "Split", "Reading"), counts only in a place context: after
+  "in", "near", "at", "village of", ..., or before "oblast", "region", "district", "village",
+  ... A name that the same text also uses in lower case ("bread" ... "Bread") needs that
+  context too, unless it is well known (a country, a region, a water body, or a town of Ukraine
+  of 10,000+ people): a careless "kyiv" somewhere in a text does not hide every "Kyiv" in it.
+* A city outside Ukraine and its neighbours needs a place context when the word is only one of
+  its alternate names ("Part" for Perth, "Man" for Amman) or the text also writes it in lower
+  case.
+* A small place's name that opens many longer names ("Nova", "Velyka", "Verkhnia", "Stara",
+  "Novyi") directly followed by another capitalised word is the first word of a name the
+  gazetteer does not know ("Nova Foobarivka"): both words are skipped, not read as the village
+  "Nova" (except on a headline in title case, and before "Village", "Oblast", ...).
+* A name before "Street", "Square", "Park", "Avenue", "highway", ... or after "vulytsia",
+  "prospekt", ... names a street, square or park ("Pushkin Street", "Gorky Park", "Zhytomyr
+  highway"), not the place, and is skipped.
 * A name next to a word for a body of water ("the Irpin River", "the river Irpin", "the Sea of
   Marmara", "Lake Sasyk") is a water body, never the settlement of the same name: it is
-  reported as the water body when the gazetteer knows it, and skipped otherwise.
-* "Kharkiv region", "Donetsk oblast" are reported as one span naming the region, and "Kharkiv"
-  in "Kharkiv regional governor" as the region.
+  reported as the water body when the gazetteer knows it, and skipped otherwise. So is a
+  river's name after "the" ("across the Dnipro", "the Dnipro's left bank") unless a word for a
+  city follows ("the Dnipro city council", "the Dnipro mayor"), and one before "bank" or
+  "left bank" ("Dnipro left bank").
+* "Kharkiv region", "Donetsk oblast", "Oblast Donetsk" are reported as one span naming the
+  region, and "Kharkiv" in "Kharkiv regional governor" as the region.
 * Candidates are ordered: places whose own name this is before places that only have it as an
   alternate name; a country before anything else of its name; places in Ukraine, and large
   places abroad (100,000+ people), before small places abroad; then the kind of place and the
-  population.
+  population. Places whose name matches only up to romanisation ("Shliakhove" for
+  "Shlyakhove") follow, so that a name has as many candidates as :meth:`Gazetteer.resolve`
+  considers.
 """
 
 from __future__ import annotations
 
+import bisect
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -77,6 +95,35 @@ _WATER_BEFORE: dict[tuple[str, ...], str] = {
 }
 """Words before a name that make it a water body, with the English word for its kind."""
 _MAX_WORDS = 6
+_STREET_AFTER = frozenset({
+    "street", "st", "avenue", "ave", "boulevard", "lane", "square", "park", "prospekt",
+    "prospect", "highway", "embankment", "alley", "vulytsia", "ulitsa",
+})  # fmt: skip
+"""Words after a name that make it part of the name of a street, square or park ("Pushkin
+Street", "Gorky Park", "Lenin Square"): the name is then not the place it names elsewhere."""
+_STREET_BEFORE = frozenset({
+    "vulytsia", "vul", "ulitsa", "ul", "prospekt", "prosp", "ploshcha", "provulok", "bulvar",
+    "shose", "naberezhna",
+})  # fmt: skip
+_CALENDAR = frozenset({
+    "january", "february", "march", "april", "may", "june", "july", "august", "september",
+    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
+    "saturday", "sunday",
+})  # fmt: skip
+_CITY_WORDS = frozenset({
+    "city", "mayor", "mayors", "council", "authorities", "administration", "residents",
+    "metro", "airport", "station", "suburb", "suburbs", "outskirts", "region", "oblast",
+    "regional", "district", "hospital", "hospitals", "team", "government", "officials",
+    "official", "governor", "police", "prosecutor", "prosecutors", "court", "railway",
+    "people", "centre", "center", "streets", "street", "military", "garrison", "club",
+    "university", "plant", "factory", "hotel", "office", "offices", "agglomeration",
+    "residential", "school", "schools", "market", "raion", "hromada", "area", "branch",
+})  # fmt: skip
+"""Words after "the <river's name>" that make it the city of that name ("the Dnipro city
+council", "the Dnipro mayor"); after anything else it is the river ("across the Dnipro")."""
+_BANK_WORDS = frozenset({"bank", "banks", "shore", "shores", "delta", "floodplain"})
+_RIVER_SIDE = frozenset({"left", "right", "east", "west", "eastern", "western"})
+_OBLAST_BEFORE = frozenset({"oblast", "obl"})
 
 Rank = Callable[[int, str], tuple[int | str, ...]]
 """Sort key of a candidate place (by number) for a name (by normalised key), best first."""
@@ -95,19 +142,35 @@ class ToponymScanner:
         *,
         demonyms: frozenset[str] = frozenset(),
         well_known: frozenset[str] = frozenset(),
+        folds: Mapping[str, Sequence[int]] | None = None,
+        fold_of: Callable[[str], str] | None = None,
+        own_name: Callable[[int, str], bool] | None = None,
+        home: str = "UA",
+        neighbours: frozenset[str] = frozenset(),
     ) -> None:
         self._places = places
         self._names = names
+        self._folds = folds or {}
+        self._fold_of = fold_of
+        self._own_name = own_name
+        self._home = home
+        self._near_countries = neighbours | {home}
         self._stoplist = stoplist
         self._demonyms = demonyms
         self._well_known = well_known
         self._region_of = region_of
         self._rank = rank
         first: dict[str, set[int]] = defaultdict(set)
+        openings: dict[str, int] = defaultdict(int)
         for key in names:
             words = key.split()
             if len(words) <= _MAX_WORDS and len(key) >= 3:
                 first[words[0]].add(len(words))
+            if len(words) > 1:
+                openings[words[0]] += 1
+        # words that open many longer names ("nova", "velyka", "verkhnia", "novoselivka"),
+        # which alone are also the names of small places
+        self._openers = frozenset(w for w, n in openings.items() if n >= _OPENER_NAMES)
         # first word -> word counts of names starting with it, longest first
         self._lengths = {w: tuple(sorted(n, reverse=True)) for w, n in first.items()}
 
@@ -120,10 +183,12 @@ class ToponymScanner:
         lower_words = {
             key for key, (start, _end) in zip(keys, words, strict=True) if text[start].islower()
         }
+        titled = _title_case_words(text, words)
         mentions: list[ToponymMention] = []
         index = 0
         while index < len(words):
-            found = self._match_at(text, words, keys, index, lower_words)
+            free_from = mentions[-1].end if mentions else 0
+            found = self._match_at(text, words, keys, index, lower_words, titled, free_from)
             if found is None:
                 index += 1
                 continue
@@ -140,9 +205,12 @@ class ToponymScanner:
         keys: list[str],
         index: int,
         lower_words: set[str],
+        titled: set[int] | frozenset[int] = frozenset(),
+        free_from: int = 0,
     ) -> tuple[ToponymMention | None, int] | None:
         """The mention starting at word ``index`` and the number of words it takes; a mention
-        of None means the words are read and skipped (a water body the gazetteer lacks)."""
+        of None means the words are read and skipped (a water body the gazetteer lacks, the
+        first word of a name the gazetteer does not know, a street's name)."""
         start, end = words[index]
         token = text[start:end]
         if not token[0].isupper() or len(token) < 3 or (token.isupper() and len(token) <= 3):
@@ -164,25 +232,171 @@ class ToponymScanner:
                 continue
             if length == 1 and key in self._demonyms:
                 return None
-            candidates = self._sorted(numbers, key)
             last = index + length - 1
+            numbers = self._cued(numbers, key, keys, index, last, lower_words)
+            if not numbers:
+                continue
+            candidates = self._sorted(numbers, key)
             if candidates[0].feature_kind != "water_body":
                 water = self._water_context(text, words, keys, index, last, reach)
+                if water is None:
+                    water = self._river_after_the(text, words, keys, index, last, reach)
                 if water is not None:
                     return water
+            if self._street(keys, index, last, reach):
+                return None, last - index + 2  # "Pushkin Street", "Gorky Park"
             if length == 1 and not self._plausible(keys, index, lower_words):
                 return None
             if length == 1 and self._surname(text, words, keys, index, candidates):
                 return None
+            if length == 1:
+                run = self._unknown_name(text, words, keys, index, reach, candidates, titled)
+                if run:
+                    return None, run  # "Nova Foobarivka", "Anna Kovalenko"
             span_end = words[last][1]
             region = self._region_after(text, words, keys, index, last, reach)
             if region is not None:
                 place, span_end, length = region
                 return ToponymMention(start, span_end, text[start:span_end], (place,)), length
+            region_place = self._oblast_before(text, words, keys, index, last, free_from)
+            if region_place is not None:
+                first = words[index - 1][0]
+                return ToponymMention(first, span_end, text[first:span_end], (region_place,)), (
+                    length
+                )
+            candidates += self._fold_candidates(numbers, key)
             return ToponymMention(start, span_end, text[start:span_end], candidates), length
         return None
 
+    def _cued(
+        self,
+        numbers: Sequence[int],
+        key: str,
+        keys: list[str],
+        index: int,
+        last: int,
+        lower_words: set[str],
+    ) -> Sequence[int]:
+        """The candidates left once far-away places that need a place cue and lack one are
+        dropped: a city outside Ukraine and its neighbours known by this word only as one of
+        its alternate names ("Part" for Perth, "Man" for Amman), or whose name the same text
+        also writes in lower case ("split", "mobile")."""
+        before = keys[index - 1] if index > 0 else ""
+        after = keys[last + 1] if last + 1 < len(keys) else ""
+        if before in _PRE_CUES or after in _POST_CUES:
+            return numbers
+        kept = []
+        for number in numbers:
+            place = self._places[number]
+            if place.country not in self._near_countries and place.feature_kind == "settlement":
+                own = self._own_name is None or self._own_name(number, key)
+                if not own or key in lower_words:
+                    continue
+            kept.append(number)
+        return kept
+
+    def _fold_candidates(self, numbers: Sequence[int], key: str) -> tuple[Place, ...]:
+        """Places whose name matches only up to romanisation ("Shliakhove" for
+        "Shlyakhove"), after the exact ones: the mention's other possible readings."""
+        if self._fold_of is None:
+            return ()
+        exact = set(numbers)
+        extra = [n for n in self._folds.get(self._fold_of(key), ()) if n not in exact]
+        extra = [n for n in extra if self._places[n].feature_kind not in ("country", "water_body")]
+        return self._sorted(extra, key) if extra else ()
+
+    @staticmethod
+    def _street(keys: list[str], index: int, last: int, reach: int) -> bool:
+        """Whether the name is part of a street's, square's or park's name."""
+        after = keys[last + 1] if last + 1 < index + reach else ""
+        before = keys[index - 1] if index > 0 else ""
+        return after in _STREET_AFTER or before in _STREET_BEFORE
+
+    def _unknown_name(
+        self,
+        text: str,
+        words: list[tuple[int, int]],
+        keys: list[str],
+        index: int,
+        reach: int,
+        candidates: tuple[Place, ...],
+        titled: set[int] | frozenset[int],
+    ) -> int:
+        """How many words to skip when a one-word name is only the first word of a longer
+        name the gazetteer does not know: a small place's name that opens many longer names
+        ("Nova", "Verkhnia", "Velyka", "Stara", "Novyi") directly followed by another
+        capitalised word ("Nova Foobarivka", "Velyka Qwertivka"). 0 when it is not: the name
+        opens few names ("Millerovo Airbase"), the next word is lower case or a place word
+        ("Hroza Village"), the name is well known (a town of Ukraine of 10,000+ people, a large
+        city abroad, a region or country), or the line is a headline in title case."""
+        following = index + 1
+        if following >= index + reach or index in titled or keys[index] not in self._openers:
+            return 0
+        if any(p.feature_kind not in ("settlement", "city_district") for p in candidates):
+            return 0  # "Azovstal Iron Works", "Kyiv Oblast": a site or region and what it has
+        start, _end = words[following]
+        key = keys[following]
+        if not text[start].isupper() or key in _NOT_A_NAME_AFTER or key in self._demonyms:
+            return 0
+        if key in self._stoplist or (keys[index] in self._well_known) or any(
+            p.feature_kind in ("country", "region", "water_body")
+            or (p.population or 0) >= _LARGE_ABROAD
+            for p in candidates
+        ):
+            return 0
+        run = 2
+        while index + run < index + reach and text[words[index + run][0]].isupper():
+            run += 1
+        return run
+
+    def _river_after_the(
+        self,
+        text: str,
+        words: list[tuple[int, int]],
+        keys: list[str],
+        index: int,
+        last: int,
+        reach: int,
+    ) -> tuple[ToponymMention | None, int] | None:
+        """A river's name after "the" ("across the Dnipro", "the Dnipro's left bank") or before
+        "bank", "left bank" ("Dnipro left bank"): the river, when the gazetteer knows a river of
+        that name and no word for a city follows ("the Dnipro city council")."""
+        name = " ".join(keys[index : last + 1])
+        phrases = (f"{name} river", f"river {name}")
+        nxt = keys[last + 1] if last + 1 < len(keys) else ""
+        joined_next = last + 1 < index + reach
+        after_next = keys[last + 2] if last + 2 < len(keys) else ""
+        bank = joined_next and (
+            nxt in _BANK_WORDS or (nxt in _RIVER_SIDE and after_next in _BANK_WORDS)
+        )
+        the = index > 0 and keys[index - 1] == "the" and self._joined(text, words, index)
+        if not bank and not the:
+            return None
+        if not bank and joined_next and (
+            nxt in _CITY_WORDS or "-" in text[words[last][1] : words[last + 1][0]]
+        ):
+            return None  # "the Dnipro city council", "the Dnipro-based"
+        water = self._water_mention(text, (words[index][0], words[last][1]), phrases)
+        return None if water is None else (water, last - index + 1)
+
+    def _oblast_before(
+        self,
+        text: str,
+        words: list[tuple[int, int]],
+        keys: list[str],
+        index: int,
+        last: int,
+        free_from: int,
+    ) -> Place | None:
+        """The region of "Oblast Donetsk", "oblast Kharkiv" (the word before the name)."""
+        if index == 0 or keys[index - 1] not in _OBLAST_BEFORE:
+            return None
+        if words[index - 1][0] < free_from or not self._joined(text, words, index):
+            return None
+        return self._region_of(text[words[index - 1][0] : words[last][1]])
+
     def _sorted(self, numbers: Sequence[int], key: str) -> tuple[Place, ...]:
+        """The places, most likely first."""
         ordered = sorted(numbers, key=lambda number: self._rank(number, key))
         return tuple(self._places[number] for number in ordered)
 
@@ -290,3 +504,72 @@ class ToponymScanner:
         if place is None:
             return None
         return place, span_end, following - index + 1
+
+
+_NOT_A_NAME_AFTER = (
+    _POST_CUES | _REGION_WORDS | _WATER_AFTER | _STREET_AFTER | _CALENDAR | frozenset({"raion"})
+)
+_LARGE_ABROAD = 100_000
+_OPENER_NAMES = 3
+_HEADLINE_CHARS = 160
+
+
+def _title_case_words(text: str, words: list[tuple[int, int]]) -> set[int]:
+    """Indexes of the words on lines written in title case or capitals (headlines), where a
+    capitalised word says nothing about being a name."""
+    lines: dict[int, list[int]] = defaultdict(list)
+    breaks = [m.start() for m in re.finditer("\n", text)]
+    for position, (start, _end) in enumerate(words):
+        lines[bisect.bisect_left(breaks, start)].append(position)
+    titled: set[int] = set()
+    for line in lines.values():
+        long = [i for i in line if words[i][1] - words[i][0] >= 4]
+        if (
+            words[line[-1]][1] - words[line[0]][0] <= _HEADLINE_CHARS
+            and len(long) >= 3
+            and sum(text[words[i][0]].isupper() for i in long) >= 0.7 * len(long)
+        ):
+            titled.update(line)
+    return titled
+
+
+_GENERIC_WORDS = frozenset({
+    "square", "street", "avenue", "boulevard", "lane", "park", "garden", "market", "bazaar",
+    "mall", "station", "theatre", "theater", "hospital", "school", "university", "stadium",
+    "cemetery", "church", "cathedral", "embankment", "bank", "maidan", "ploshcha", "vulytsia",
+    "prospekt", "district", "raion", "rayon", "microdistrict", "masyv", "neighbourhood",
+    "neighborhood", "quarter", "centre", "center",
+})  # fmt: skip
+"""Words of names that many cities have: a square, a market, a district."""
+_DISTRICT_WORDS = frozenset({"district", "raion", "rayon", "microdistrict", "neighbourhood"})
+_ADJECTIVE_END = re.compile(r"(?:sk[yi]i|sk[yi]y|sk[yi]|[nt][yi]i|n[yi]y|ny|ii|yi|iy)$")
+
+
+def city_bound(place: Place) -> bool:
+    """A city district or a site inside a city (its ``parent`` names the city)."""
+    return (
+        place.feature_kind in ("city_district", "feature")
+        and bool(place.parent)
+        and place.precision in ("point", "district")
+    )
+
+
+def generic_city_name(name: str, places: Sequence[Place]) -> bool:
+    """Whether ``name`` is a name that many cities give to a square, market or district, so
+    that a place of that name the gazetteer knows in one city says nothing about another:
+    all ``places`` lie inside cities, the name does not contain their city's name, and either
+    they lie in several cities, or the name has a word such as "square", "market",
+    "district" ("Svobody Square", "Left Bank"), or it is one adjective, as most city districts
+    of Ukraine are called ("Tsentralnyi", "Livoberezhnyi", "Shevchenkivskyi district")."""
+    if not places or not all(city_bound(p) for p in places):
+        return False
+    words = normalise_toponym(name).split()
+    padded = f" {' '.join(words)} "
+    if any(f" {normalise_toponym(p.parent)} " in padded for p in places):
+        return False  # "Kharkiv Freedom Square", "Mariupol Drama Theatre"
+    if len({(p.admin1, p.parent) for p in places}) > 1:
+        return True
+    if any(word in _GENERIC_WORDS for word in words):
+        return True
+    core = [word for word in words if word not in _DISTRICT_WORDS]
+    return len(core) == 1 and _ADJECTIVE_END.search(core[0]) is not None
