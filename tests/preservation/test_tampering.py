@@ -269,3 +269,139 @@ def test_every_failure_is_reported_not_just_the_first(home):
     edit_lines(home / "custody" / "log.jsonl", lambda ls: ls[:4] + ls[5:])
     out = assert_caught(home, "item 2", "item 7", "log entry 4")
     assert "verification was not appended" in out
+
+
+# -- rows that must match the entries that recorded them --------------------------------------
+
+
+def cell(home: Path, sql: str) -> object:
+    with sqlite3.connect(home / "case.db") as db:
+        return db.execute(sql).fetchone()[0]
+
+
+def quoted(value: object) -> str:
+    if value is None:
+        return "NULL"
+    if isinstance(value, int):
+        return str(value)
+    return "'" + str(value).replace("'", "''") + "'"
+
+
+def edit_then_restore(home: Path, table: str, column: str, row_id: int, value: object,
+                      *fragments: str) -> None:
+    old = cell(home, f"SELECT {column} FROM {table} WHERE id = {row_id}")
+    sqlite(home, f"UPDATE {table} SET {column} = {quoted(value)} WHERE id = {row_id}")
+    assert_caught(home, *fragments)
+    sqlite(home, f"UPDATE {table} SET {column} = {quoted(old)} WHERE id = {row_id}")
+    assert verify_in_process(home) == []
+
+
+def delete_then_restore(home: Path, table: str, row_id: int, *fragments: str) -> None:
+    with sqlite3.connect(home / "case.db") as db:
+        row = db.execute(f"SELECT * FROM {table} WHERE id = ?", (row_id,)).fetchone()
+        columns = [d[0] for d in db.execute(f"SELECT * FROM {table}").description]
+    sqlite(home, f"DELETE FROM {table} WHERE id = {row_id}")
+    assert_caught(home, *fragments)
+    marks = ", ".join("?" for _ in columns)
+    with sqlite3.connect(home / "case.db") as db:
+        db.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", row)
+    assert verify_in_process(home) == []
+
+
+def test_origin_back_dated(home):
+    seq = cell(home, "SELECT entry_seq FROM origins WHERE id = 2")
+    edit_then_restore(home, "origins", "received_at", 2, "2022-03-01T09:00:00.000000Z",
+                      "origin 2 of item 2", "receipt time", f"recorded in log entry {seq}")
+
+
+def test_origin_actor_changed(home):
+    edit_then_restore(home, "origins", "actor", 2, "a.colleague", "origin 2 of item 2",
+                      "its actor 'a.colleague' differs")
+
+
+@pytest.mark.parametrize(
+    ("column", "value", "what"),
+    [
+        ("parent_item_id", 1, "parent item"),
+        ("sidecar_item_id", 5, "sidecar item"),
+        ("source_path", "/evidence/elsewhere.txt", "source path"),
+        ("name", "elsewhere.txt", "name"),
+        ("relation", "attachment", "relation"),
+        ("source_mtime", "2020-01-01T00:00:00.000000Z", "source mtime"),
+    ],
+)
+def test_origin_field_changed(home, column, value, what):
+    edit_then_restore(home, "origins", column, 2, value, "origin 2 of item 2", f"its {what}")
+
+
+def test_origin_collection_changed(home):
+    collection = cell(home, "SELECT collection FROM origins WHERE id = 2")
+    assert isinstance(collection, str)
+    changed = json.dumps(dict(json.loads(collection), published="2022-01-01"))
+    edit_then_restore(home, "origins", "collection", 2, changed, "origin 2 of item 2",
+                      "its collection metadata differs")
+
+
+def test_origin_row_deleted(home):
+    seq = cell(home, "SELECT entry_seq FROM origins WHERE id = 3")
+    delete_then_restore(home, "origins", 3, f"log entry {seq}", "records a receipt (ingest)",
+                        "no origins row")
+
+
+def test_derivation_row_deleted(home):
+    row_id = cell(home, "SELECT id FROM derivations ORDER BY id LIMIT 1")
+    seq = cell(home, f"SELECT entry_seq FROM derivations WHERE id = {row_id}")
+    assert isinstance(row_id, int)
+    delete_then_restore(home, "derivations", row_id, f"log entry {seq}",
+                        "records a derived file (derive)", "no derivations row")
+
+
+def test_derivation_tool_version_changed(home):
+    row_id = cell(home, "SELECT id FROM derivations ORDER BY id LIMIT 1")
+    assert isinstance(row_id, int)
+    edit_then_restore(home, "derivations", "tool_version", row_id, "9.9.9", "derivation of item",
+                      "its tool version")
+
+
+def test_original_flipped_to_derived(home):
+    edit_then_restore(home, "items", "kind", 2, "derived", "item 2", "its kind 'derived'",
+                      "received it")
+
+
+def test_derived_flipped_to_original(home):
+    item_id = cell(home, "SELECT id FROM items WHERE kind = 'derived' ORDER BY id LIMIT 1")
+    assert isinstance(item_id, int)
+    edit_then_restore(home, "items", "kind", item_id, "original", f"item {item_id}",
+                      "its kind 'original'", "derived it")
+
+
+def test_format_changed(home):
+    fmt = cell(home, "SELECT format FROM items WHERE id = 2")
+    edit_then_restore(home, "items", "format", 2, "pdf", "item 2", f"its format 'pdf' differs "
+                      f"from {fmt!r}")
+
+
+def test_format_of_a_derived_item_changed(home):
+    item_id = cell(home, "SELECT id FROM items WHERE kind = 'derived' ORDER BY id LIMIT 1")
+    assert isinstance(item_id, int)
+    edit_then_restore(home, "items", "format", item_id, "thumbnail", f"item {item_id}",
+                      "its format 'thumbnail'")
+
+
+def test_parse_tool_and_creation_time_changed(home):
+    edit_then_restore(home, "items", "parse_tool", 2, "another reader", "item 2", "parse tool")
+    edit_then_restore(home, "items", "created_at", 2, "2020-01-01T00:00:00.000000Z", "item 2",
+                      "creation time")
+
+
+def test_escaped_lone_surrogate_in_a_log_line(home):
+    def plant(lines):
+        assert b'"name":"' in lines[1]
+        lines[1] = lines[1].replace(b'"name":"', b'"name":"\\ud800', 1)
+        return lines
+
+    undo = edit_lines(home / "custody" / "log.jsonl", plant)
+    out = assert_caught(home, "log entry 1", "lone surrogate")
+    assert "Traceback" not in out
+    undo()
+    assert verify_in_process(home) == []

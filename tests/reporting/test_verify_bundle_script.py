@@ -93,28 +93,56 @@ def item_record(item_id: int, role: str = "original") -> dict:
     }
 
 
+def receipt(item_id: int) -> dict:
+    """The origin an ingest entry records for a file received from /evidence/."""
+    name = ITEMS[item_id][0]
+    return {"origin": {"name": name, "relation": "file", "source_path": f"/evidence/{name}"}}
+
+
 def log_entries() -> list[dict]:
     plan = [
-        ("create-case", []),
-        ("ingest", [item_record(1), item_record(2)]),
-        ("ingest", [item_record(3)]),
-        ("derive", [item_record(4, role="derived")]),
-        ("verify", []),
-        ("export", [item_record(1)]),  # item 1 again: its proof must still point at entry 1
+        ("create-case", [], {"note": "é"}),
+        ("ingest", [item_record(1, role="file")], receipt(1)),
+        ("ingest", [item_record(3, role="file")], receipt(3)),
+        ("ingest", [item_record(2, role="file")], receipt(2)),
+        ("derive", [item_record(1, role="source"), item_record(4, role="derived")],
+         {"kind": "text", "tool": "pdftotext", "tool_version": "24.02"}),
+        # The bundle's own entry lists what it holds. Item 1 again: its proof must still
+        # point at entry 1.
+        ("bundle", [item_record(1), item_record(2), item_record(3), item_record(4, "derived")],
+         {"format": "bagit", "item_count": 4, "output": "OUT"}),
     ]
     return [
         {
             "action": action,
             "actor": "a.investigator",
             "case_id": CASE_ID,
-            "details": {"note": "é"} if seq == 0 else {},
+            "details": details,
             "items": items,
             "seq": seq,
             "time": time_of(seq),
             "tool": "casebuilder 0.1.0",
         }
-        for seq, (action, items) in enumerate(plan)
+        for seq, (action, items, details) in enumerate(plan)
     ]
+
+
+def item_history(entries: list[dict], item_id: int) -> dict:
+    """item.json's origins and derived_from, from the entries that recorded them."""
+    origins = [
+        {"relation": "file", "path": e["details"]["origin"]["source_path"],
+         "name": e["details"]["origin"]["name"], "received_at": e["time"], "actor": e["actor"],
+         "source_mtime": None, "parent_item": None, "sidecar_item": None, "collection": None,
+         "entry": e["seq"]}
+        for e in entries if e["action"] == "ingest" and e["items"][0]["id"] == item_id
+    ]
+    derive = next((e for e in entries if e["action"] == "derive"
+                   and e["items"][1]["id"] == item_id), None)
+    derived_from = None if derive is None else {
+        "item": derive["items"][0]["id"], "sha256": derive["items"][0]["sha256"],
+        "entry": derive["seq"], **derive["details"]}
+    return {"origins": origins, "derived_from": derived_from,
+            "role": "original" if origins else "derived"}
 
 
 def make_checkpoint(key: Ed25519PrivateKey, root: bytes, size: int, time: str) -> dict:
@@ -167,9 +195,10 @@ def write_payload(root: Path, key: Ed25519PrivateKey) -> None:
         write_json(folder / "item.json", {
             "id": item_id, "file": name, "size": len(data),
             "sha256": hashlib.sha256(data).hexdigest(), "sha512": hashlib.sha512(data).hexdigest(),
-            "media_type": "application/octet-stream", "role": "original",
+            "media_type": "application/octet-stream",
             "metadata": {"duration_seconds": 1.5},  # item.json may hold floats
             "entries": [e["seq"] for e in entries if any(r["id"] == item_id for r in e["items"])],
+            **item_history(entries, item_id),
         })
         write_json(root / "data" / "proofs" / f"{item_id}.json", {
             "item": item_id,
@@ -505,7 +534,7 @@ TAMPERS = {
     "change a proof element": (
         change_proof_element,
         ["data/proofs/2.json: sha256 in manifest-sha256.txt is"],
-        ["[proof] data/proofs/2.json: the audit path does not lead from entry 1"],
+        ["[proof] data/proofs/2.json: the audit path does not lead from entry 3"],
     ),
     "remove a file from data/": (
         remove_payload_file,

@@ -385,6 +385,7 @@ class Ingester:
                 "tool": item.parse_tool,
                 "error": item.parse_error,
                 "metadata_sha256": json_digest(item.item_metadata),
+                "media_type": item.media_type,
                 "text_item": text_item_id,
             }
             tx.record("parse", [item_ref(item)], details)

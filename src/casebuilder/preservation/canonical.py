@@ -41,12 +41,27 @@ def canonical_bytes(value: Any) -> bytes:
 
 
 def parse_canonical(data: bytes) -> Any:
-    """Parse bytes and insist they were in canonical form (a re-serialisation must match)."""
+    """Parse bytes and insist they were in canonical form (a re-serialisation must match).
+
+    Whatever the bytes, the only error raised is :class:`CustodyLogError`: a log line is
+    untrusted input, and verification reports a bad one rather than stopping on it.
+    """
     try:
         value = json.loads(data.decode("utf-8"))
-    except (UnicodeDecodeError, json.JSONDecodeError) as exc:
+    except (UnicodeDecodeError, ValueError) as exc:  # JSONDecodeError, or an over-long integer
         raise CustodyLogError(f"not valid JSON: {exc}") from exc
-    if canonical_bytes(value) != data:
+    except RecursionError as exc:
+        raise CustodyLogError("not valid JSON: nested too deeply to read") from exc
+    try:
+        again = canonical_bytes(value)
+    except UnicodeEncodeError as exc:
+        # "\ud800" is valid JSON, but a lone surrogate has no UTF-8 form: no canonical bytes.
+        raise CustodyLogError(
+            "holds an escaped lone surrogate (such as \\ud800), which has no UTF-8 form"
+        ) from exc
+    except RecursionError as exc:
+        raise CustodyLogError("JSON nested too deeply to be a custody entry") from exc
+    if again != data:
         raise CustodyLogError("JSON is valid but not in canonical form")
     return value
 

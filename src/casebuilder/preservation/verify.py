@@ -11,8 +11,17 @@ Checks, each reporting every failure it finds rather than stopping at the first:
    whole log, time-stamp tokens (when present) match their checkpoints;
 4. stored files: every item's file is present and re-hashes (SHA-256 and SHA-512) to the values
    recorded in the database and in the custody entry that first stated them;
-5. the database rows for items, origins, derivations and parse results agree with the entries
-   that recorded them.
+5. the database rows agree with the entries that recorded them, row for row and both ways:
+   items (hashes, kind, format, parse results, creation time), origins (one per ``ingest``
+   entry: time, actor, path, name, relation, parent, sidecar, mtime, collection digest),
+   derivations (one per ``derive`` entry), extraction runs (one per ``extract`` entry; the
+   digest of their mentions and claims is recomputed from the stored rows; the current run of
+   an item is the latest one logged) and analysts' decisions (one per entry that records one).
+
+The log, the checkpoints and the database rows are read under the case lock, so a command
+writing at the same time is seen either wholly or not at all; the stored files are re-hashed
+after the lock is released (they never change once written). A command that has committed its
+entries but not yet signed its checkpoint is given a moment to finish (``settle_seconds``).
 """
 
 from __future__ import annotations
@@ -20,26 +29,80 @@ from __future__ import annotations
 import base64
 import json
 import stat
-from collections.abc import Callable
+import time
+from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from dataclasses import dataclass, field
-from typing import Any
+from functools import partial
+from pathlib import Path
+from typing import Any, TypeGuard
 
 from sqlalchemy import select
 
-from casebuilder.errors import CasebuilderError, CustodyLogError
+from casebuilder.errors import CasebuilderError, CaseHomeError, CustodyLogError
 from casebuilder.preservation.canonical import json_digest, parse_canonical
 from casebuilder.preservation.case import Case
-from casebuilder.preservation.checkpoint import SignedCheckpoint, read_checkpoint_lines
+from casebuilder.preservation.checkpoint import SignedCheckpoint
+from casebuilder.preservation.custody import case_lock
 from casebuilder.preservation.keys import load_public_key, public_key_digest, verify_signature
 from casebuilder.preservation.merkle import MerkleTree, leaf_hash, verify_consistency
 from casebuilder.store.schema import (
+    AnalystDecision,
     CaseInfo,
     Checkpoint,
+    Claim,
     CustodyEvent,
     Derivation,
+    ExtractionRun,
+    IncidentMention,
+    IntakeFailure,
     Item,
+    LogState,
     Origin,
 )
+
+#: How long verify waits, at most, for a command that has committed entries but not yet signed
+#: the checkpoint that covers them (the moment between a unit of work and its checkpoint).
+SETTLE_SECONDS = 2.0
+
+#: The columns of an incident mention, as extraction wrote them into its results digest.
+MENTION_FIELDS = (
+    "key",
+    "situation",
+    "categories",
+    "place_name",
+    "place",
+    "lat",
+    "lon",
+    "date_start",
+    "date_end",
+    "date_precision",
+    "date_expression",
+    "date_basis",
+    "char_start",
+    "char_end",
+)
+
+#: Claim.as_json() key -> the claims column that holds it (extraction/mentions.py).
+CLAIM_FIELDS = {
+    "kind": "kind",
+    "value": "value",
+    "rule": "rule",
+    "item_id": "item_id",
+    "char_start": "char_start",
+    "char_end": "char_end",
+    "quote": "quote",
+    "sentence_start": "sentence_start",
+    "sentence_end": "sentence_end",
+    "attributed_to": "attributed_to",
+    "speaker_role": "speaker_role",
+    "source_kind": "source_kind",
+    "party": "party",
+    "verb": "verb",
+    "evidentiality": "evidentiality",
+    "qualifiers": "qualifiers",
+    "also_attributed": "also_attributed",
+}
 
 
 @dataclass(frozen=True)
@@ -73,12 +136,181 @@ class _LogLine:
     entry: dict[str, Any] | None
 
 
-def _read_log(case: Case, report: VerificationReport) -> list[_LogLine]:
+@dataclass
+class _Snapshot:
+    """Everything verify reads from the log, the checkpoints and the database, read at once."""
+
+    log: bytes | None
+    log_error: str | None
+    checkpoint_data: bytes | None
+    checkpoint_error: str | None
+    events: list[CustodyEvent]
+    checkpoint_rows: list[Checkpoint]
+    info: CaseInfo | None
+    items: list[Item]
+    origins: list[Origin]
+    derivations: list[Derivation]
+    runs: list[ExtractionRun]
+    mentions: list[IncidentMention]
+    claims: list[Claim]
+    decisions: list[AnalystDecision]
+    intake_failures: list[IntakeFailure]
+    log_state: LogState | None
+    lock_note: str | None = None
+
+
+# -- reading, under the case lock ---------------------------------------------------------
+
+
+def _read_bytes(path: Path) -> tuple[bytes | None, str | None]:
     try:
-        data = case.paths.log.read_bytes()
+        return path.read_bytes(), None
+    except FileNotFoundError:
+        return None, None
     except OSError as exc:
-        report.fail("custody log", f"cannot be read: {exc}")
+        return None, str(exc)
+
+
+def _snapshot(case: Case) -> _Snapshot:
+    """Read the log, the checkpoints and every row verify compares, holding the case lock."""
+    with ExitStack() as stack:
+        lock_note: str | None = None
+        try:
+            stack.enter_context(case_lock(case.paths.lock))
+        except CaseHomeError as exc:  # a read-only copy of a case home, say
+            lock_note = (
+                f"the case lock could not be taken ({exc}); the case was read without it, so "
+                "a command running at the same time could show as a difference"
+            )
+        log, log_error = _read_bytes(case.paths.log)
+        if log is None and log_error is None:
+            log_error = "the file is missing"
+        checkpoint_data, checkpoint_error = _read_bytes(case.paths.checkpoints)
+        with case.session() as session:
+
+            def rows(entity: Any, *order: Any) -> list[Any]:
+                return list(session.execute(select(entity).order_by(*order)).scalars())
+
+            snapshot = _Snapshot(
+                log=log,
+                log_error=log_error,
+                checkpoint_data=checkpoint_data,
+                checkpoint_error=checkpoint_error,
+                events=rows(CustodyEvent, CustodyEvent.seq),
+                checkpoint_rows=rows(Checkpoint, Checkpoint.id),
+                info=session.get(CaseInfo, case.case_id),
+                items=rows(Item, Item.id),
+                origins=rows(Origin, Origin.id),
+                derivations=rows(Derivation, Derivation.id),
+                runs=rows(ExtractionRun, ExtractionRun.id),
+                mentions=rows(IncidentMention, IncidentMention.id),
+                claims=rows(Claim, Claim.id),
+                decisions=rows(AnalystDecision, AnalystDecision.id),
+                intake_failures=rows(IntakeFailure, IntakeFailure.id),
+                log_state=session.get(LogState, 1),
+                lock_note=lock_note,
+            )
+            session.expunge_all()
+        return snapshot
+
+
+def _command_in_progress(snap: _Snapshot) -> bool:
+    """Entries committed through casebuilder (file and database agree) that no checkpoint
+    covers yet: what a command looks like between its unit of work and its checkpoint."""
+    if snap.log is None or not snap.checkpoint_rows:
+        return False
+    lines = snap.log.split(b"\n")
+    if lines[-1] != b"":
+        return False
+    lines.pop()
+    covered = snap.checkpoint_rows[-1].tree_size
+    if not 0 <= covered < len(lines) == len(snap.events):
+        return False
+    if snap.checkpoint_data is None or len(
+        [x for x in snap.checkpoint_data.split(b"\n") if x]
+    ) != len(snap.checkpoint_rows):
+        return False
+    return all(
+        snap.events[i].seq == i
+        and snap.events[i].entry.encode("utf-8", "surrogatepass") == lines[i]
+        for i in range(covered, len(lines))
+    )
+
+
+# -- small helpers for entries of unknown shape ----------------------------------------------
+
+
+def _is_id(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _action(entry: dict[str, Any]) -> str | None:
+    action = entry.get("action")
+    return action if isinstance(action, str) else None
+
+
+def _dict(value: Any) -> dict[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _details(entry: dict[str, Any]) -> dict[str, Any]:
+    return _dict(entry.get("details"))
+
+
+def _refs(entry: dict[str, Any]) -> list[dict[str, Any]]:
+    items = entry.get("items")
+    if not isinstance(items, list):
         return []
+    return [ref for ref in items if isinstance(ref, dict)]
+
+
+def _ref_with_role(entry: dict[str, Any], role: str) -> dict[str, Any]:
+    return next((ref for ref in _refs(entry) if ref.get("role") == role), {})
+
+
+def _same(a: Any, b: Any) -> bool:
+    """Equal and of the same JSON type (so 1 is not True, and 20 is not 20.0)."""
+    if isinstance(a, dict | list) or isinstance(b, dict | list):
+        return _digest(a) is not None and _digest(a) == _digest(b)
+    return type(a) is type(b) and a == b
+
+
+def _digest(value: Any) -> str | None:
+    try:
+        return json_digest(value)
+    except (TypeError, ValueError, RecursionError):
+        return None
+
+
+def _shown(value: Any, limit: int = 80) -> str:
+    text = repr(value)
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _differs(
+    report: VerificationReport,
+    subject: str,
+    what: str,
+    stored: Any,
+    recorded: Any,
+    seq: int,
+) -> None:
+    if not _same(stored, recorded):
+        report.fail(
+            subject,
+            f"its {what} {_shown(stored)} differs from {_shown(recorded)} recorded in log "
+            f"entry {seq}",
+        )
+
+
+# -- 1 and 2: the log file and its database copy ----------------------------------------------
+
+
+def _read_log(snap: _Snapshot, report: VerificationReport) -> list[_LogLine]:
+    if snap.log is None:
+        report.fail("custody log", f"cannot be read: {snap.log_error}")
+        return []
+    data = snap.log
     if data and not data.endswith(b"\n"):
         report.fail("custody log", "the last line is cut off (the file was truncated)")
     lines: list[_LogLine] = []
@@ -106,31 +338,35 @@ def _check_entries(case: Case, lines: list[_LogLine], report: VerificationReport
         if entry is None:
             continue
         subject = f"log entry {line.index}"
-        if entry.get("seq") != line.index:
+        if not _same(entry.get("seq"), line.index):
             report.fail(
                 subject,
-                f"carries sequence number {entry.get('seq')!r}: entries were "
+                f"carries sequence number {_shown(entry.get('seq'))}: entries were "
                 "removed, reordered or inserted",
             )
         if entry.get("case_id") != case.case_id:
-            report.fail(subject, f"belongs to case {entry.get('case_id')!r}, not this one")
-        time = entry.get("time")
-        if not isinstance(time, str):
+            report.fail(subject, f"belongs to case {_shown(entry.get('case_id'))}, not this one")
+        when = entry.get("time")
+        if not isinstance(when, str):
             report.fail(subject, "has no time")
         else:
-            if previous_time and time < previous_time:
+            if previous_time and when < previous_time:
                 report.fail(
                     subject,
-                    f"is dated {time}, earlier than the entry before it "
+                    f"is dated {when}, earlier than the entry before it "
                     f"({previous_time}): back-dated or reordered",
                 )
-            previous_time = max(previous_time, time)
+            previous_time = max(previous_time, when)
+        if not isinstance(entry.get("items", []), list) or not isinstance(
+            entry.get("details", {}), dict
+        ):
+            report.fail(subject, "its items or details are not of the recorded form")
 
 
-def _check_against_database(case: Case, lines: list[_LogLine], report: VerificationReport) -> None:
-    with case.session() as session:
-        rows = list(session.execute(select(CustodyEvent).order_by(CustodyEvent.seq)).scalars())
-    by_seq = {row.seq: row for row in rows}
+def _check_against_database(
+    snap: _Snapshot, lines: list[_LogLine], report: VerificationReport
+) -> None:
+    by_seq = {row.seq: row for row in snap.events}
     for line in lines:
         row = by_seq.get(line.index)
         subject = f"log entry {line.index}"
@@ -141,7 +377,7 @@ def _check_against_database(case: Case, lines: list[_LogLine], report: Verificat
                 "casebuilder, or left by an interrupted command)",
             )
             continue
-        if row.entry.encode("utf-8") != line.raw:
+        if row.entry.encode("utf-8", "surrogatepass") != line.raw:
             report.fail(subject, "differs from the database copy of the same entry")
         if row.leaf_hash != leaf_hash(line.raw).hex():
             report.fail(subject, "its leaf hash differs from the one the database recorded")
@@ -150,17 +386,44 @@ def _check_against_database(case: Case, lines: list[_LogLine], report: Verificat
             f"log entry {seq}",
             "is in the database but missing from the log file (removed or truncated)",
         )
+    state = snap.log_state
+    if state is None:
+        report.fail("custody log", "the database holds no log state")
+    elif (state.tree_size, state.byte_length) != (len(by_seq), len(snap.log or b"")):
+        report.fail(
+            "custody log",
+            f"the database records {state.tree_size} entries in {state.byte_length} bytes, "
+            f"but holds {len(by_seq)} entries and the file has {len(snap.log or b'')} bytes",
+        )
     report.counts["log entries"] = len(lines)
 
 
-def _check_checkpoints(case: Case, lines: list[_LogLine], report: VerificationReport) -> None:
-    file_lines = read_checkpoint_lines(case.paths.checkpoints)
-    with case.session() as session:
-        db_rows = list(session.execute(select(Checkpoint).order_by(Checkpoint.id)).scalars())
-        info = session.get(CaseInfo, case.case_id)
+# -- 3: checkpoints -----------------------------------------------------------------------------
+
+
+def _checkpoint_lines(snap: _Snapshot, report: VerificationReport) -> list[str]:
+    if snap.checkpoint_error is not None:
+        report.fail("checkpoints", f"checkpoints.jsonl cannot be read: {snap.checkpoint_error}")
+        return []
+    if snap.checkpoint_data is None:
+        return []
+    try:
+        text = snap.checkpoint_data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        report.fail("checkpoints", f"checkpoints.jsonl is not UTF-8: {exc}")
+        text = snap.checkpoint_data.decode("utf-8", "replace")
+    return [line for line in text.split("\n") if line]
+
+
+def _check_checkpoints(
+    case: Case, snap: _Snapshot, lines: list[_LogLine], report: VerificationReport
+) -> None:
+    file_lines = _checkpoint_lines(snap, report)
+    db_rows = snap.checkpoint_rows
+    info = snap.info
     try:
         public_key = load_public_key(case.paths.public_key.read_bytes())
-    except (OSError, CasebuilderError) as exc:
+    except (OSError, CasebuilderError, ValueError) as exc:
         report.fail("case public key", f"cannot be loaded: {exc}")
         return
     key_id = public_key_digest(public_key)
@@ -186,8 +449,8 @@ def _check_checkpoints(case: Case, lines: list[_LogLine], report: VerificationRe
         subject = f"checkpoint {i}"
         try:
             cp = SignedCheckpoint.from_line(text)
-        except CustodyLogError as exc:
-            report.fail(subject, str(exc))
+        except (CustodyLogError, ValueError, RecursionError) as exc:
+            report.fail(subject, str(exc) or type(exc).__name__)
             continue
         if cp.case_id != case.case_id:
             report.fail(subject, "names another case")
@@ -197,8 +460,15 @@ def _check_checkpoints(case: Case, lines: list[_LogLine], report: VerificationRe
             signature = base64.b64decode(cp.signature, validate=True)
         except ValueError:
             signature = b""
-        if not verify_signature(public_key, signature, cp.signed_message()):
+        try:
+            message = cp.signed_message()
+        except CustodyLogError:
+            message = b""
+        if not message or not verify_signature(public_key, signature, message):
             report.fail(subject, "its signature does not verify with the case key")
+        if cp.tree_size < 0:
+            report.fail(subject, f"covers a negative number of entries ({cp.tree_size})")
+            continue
         if cp.tree_size > tree.size:
             report.fail(
                 subject,
@@ -215,14 +485,17 @@ def _check_checkpoints(case: Case, lines: list[_LogLine], report: VerificationRe
             if cp.tree_size < previous.tree_size or cp.time < previous.time:
                 report.fail(subject, "goes backwards in size or time from the one before it")
             elif cp.tree_size <= tree.size:
-                proof = tree.consistency_proof(previous.tree_size, cp.tree_size)
-                if not verify_consistency(
-                    previous.tree_size,
-                    cp.tree_size,
-                    bytes.fromhex(previous.root),
-                    bytes.fromhex(cp.root),
-                    proof,
-                ):
+                try:
+                    consistent = verify_consistency(
+                        previous.tree_size,
+                        cp.tree_size,
+                        bytes.fromhex(previous.root),
+                        bytes.fromhex(cp.root),
+                        tree.consistency_proof(previous.tree_size, cp.tree_size),
+                    )
+                except ValueError:
+                    consistent = False
+                if not consistent:
                     report.fail(subject, "is not consistent with the checkpoint before it")
         if cp.timestamp_token is not None:
             _check_timestamp(case, cp, subject, report)
@@ -233,9 +506,9 @@ def _check_checkpoints(case: Case, lines: list[_LogLine], report: VerificationRe
     elif previous.tree_size < tree.size:
         report.fail(
             "custody log",
-            f"entries {previous.tree_size}..{tree.size - 1} are not "
-            "covered by any signed checkpoint (added outside casebuilder, or left by "
-            "an interrupted command)",
+            f"entries {max(previous.tree_size, 0)}..{tree.size - 1} are not "
+            "covered by any signed checkpoint (added outside casebuilder, left by "
+            "an interrupted command, or written by a command still running)",
         )
 
 
@@ -271,59 +544,55 @@ def _check_timestamp(
         )
 
 
+# -- 4 and 5: items, and every row against the entry that recorded it --------------------------
+
+
 def _entries_by_item(lines: list[_LogLine]) -> dict[int, list[tuple[int, dict[str, Any]]]]:
     mentions: dict[int, list[tuple[int, dict[str, Any]]]] = {}
     for line in lines:
         if line.entry is None:
             continue
-        for ref in line.entry.get("items") or []:
-            if isinstance(ref, dict) and isinstance(ref.get("id"), int):
-                mentions.setdefault(ref["id"], []).append((line.index, line.entry))
+        for ref in _refs(line.entry):
+            if _is_id(ref.get("id")):
+                named = mentions.setdefault(ref["id"], [])
+                if not named or named[-1][0] != line.index:
+                    named.append((line.index, line.entry))
     return mentions
 
 
-def _item_name(item: Item) -> str:
-    name = item.origins[0].name if item.origins else (item.format or item.kind)
-    return f"item {item.id} ({name})"
+def _item_names(snap: _Snapshot) -> dict[int, str]:
+    names: dict[int, str] = {}
+    for origin in snap.origins:
+        names.setdefault(origin.item_id, origin.name)
+    return {
+        item.id: f"item {item.id} ({names.get(item.id) or item.format or item.kind})"
+        for item in snap.items
+    }
 
 
-def _check_items(
-    case: Case,
-    lines: list[_LogLine],
-    report: VerificationReport,
-    on_item: Callable[[int], None] | None,
+def _check_records(
+    snap: _Snapshot, lines: list[_LogLine], report: VerificationReport
 ) -> None:
+    """Every database row against the custody entries that recorded it (no file access)."""
     mentions = _entries_by_item(lines)
     entries = {line.index: line.entry for line in lines if line.entry is not None}
-    with case.session() as session:
-        items = list(session.execute(select(Item).order_by(Item.id)).scalars())
-        origins = list(session.execute(select(Origin).order_by(Origin.id)).scalars())
-        derivations = list(session.execute(select(Derivation)).scalars())
-        known_ids = {item.id for item in items}
-        for item in items:
-            subject = _item_name(item)
-            _check_item_file(case, item, subject, report)
-            _check_item_entries(item, subject, mentions.get(item.id, []), report)
-            if on_item is not None:
-                on_item(item.size)
-        for origin in origins:
-            _check_origin(origin, entries.get(origin.entry_seq), report)
-        for derivation in derivations:
-            _check_derivation(derivation, entries.get(derivation.entry_seq), report)
+    names = _item_names(snap)
+    known_ids = {item.id for item in snap.items}
+    for item in snap.items:
+        _check_item_entries(item, names[item.id], mentions.get(item.id, []), report)
+    _check_origins(snap.origins, entries, report)
+    _check_derivations(snap.derivations, entries, report)
+    _check_extraction(snap, entries, report)
+    _check_decisions(snap.decisions, entries, report)
+    _check_intake_failures(snap.intake_failures, entries, report)
+    _check_case_info(snap.info, entries, report)
     for item_id in sorted(set(mentions) - known_ids):
         first = mentions[item_id][0][0]
         report.fail(
             f"item {item_id}",
             f"is named in log entry {first} but missing from the database (a row was deleted)",
         )
-    stored = set(case.objects.iter_object_names())
-    held = {item.sha256 for item in items}
-    for name in sorted(stored - held):
-        report.notes.append(
-            f"object {name} is in the store but no item names it (an "
-            "interrupted ingest, or a file placed there by hand)"
-        )
-    report.counts["items"] = len(items)
+    report.counts["items"] = len(snap.items)
 
 
 def _check_item_file(case: Case, item: Item, subject: str, report: VerificationReport) -> None:
@@ -354,6 +623,16 @@ def _check_item_file(case: Case, item: Item, subject: str, report: VerificationR
         report.fail(subject, "its stored file has been made writable")
 
 
+def _expected_kind(item: Item, entry: dict[str, Any]) -> str | None:
+    """The kind the entry that created the item gives it: received, or made from another."""
+    action = _action(entry)
+    if action == "ingest":
+        return "original"
+    if action == "derive" and _ref_with_role(entry, "derived").get("id") == item.id:
+        return "derived"
+    return None
+
+
 def _check_item_entries(
     item: Item,
     subject: str,
@@ -364,91 +643,480 @@ def _check_item_entries(
         report.fail(subject, "is in the database but no custody entry records it")
         return
     for seq, entry in mentions:
-        for ref in entry.get("items") or []:
-            if not isinstance(ref, dict) or ref.get("id") != item.id:
+        for ref in _refs(entry):
+            if not _same(ref.get("id"), item.id):
                 continue
             for key in ("sha256", "sha512", "size"):
-                if ref.get(key) != getattr(item, key):
+                if not _same(ref.get(key), getattr(item, key)):
                     report.fail(
                         subject,
                         f"database {key} {getattr(item, key)} differs from "
-                        f"{ref.get(key)} recorded in log entry {seq}",
+                        f"{_shown(ref.get(key))} recorded in log entry {seq}",
                     )
+            role = ref.get("role")
+            action = _action(entry)
+            if (
+                action not in {"ingest", "derive", "extract"}
+                and role in ("original", "derived")
+                and role != item.kind
+            ):
+                report.fail(
+                    subject,
+                    f"its kind {item.kind!r} differs from the role {role!r} that log entry "
+                    f"{seq} ({action}) gives it",
+                )
+    first_seq, first = mentions[0]
     if item.entry_seq not in {seq for seq, _ in mentions}:
         report.fail(
             subject,
             f"database says log entry {item.entry_seq} recorded it, but that "
             "entry does not name it",
         )
-    parses = [entry for _, entry in mentions if entry.get("action") == "parse"]
+    elif item.entry_seq != first_seq:
+        report.fail(
+            subject,
+            f"database says log entry {item.entry_seq} first recorded it, but log entry "
+            f"{first_seq} named it before",
+        )
+    _differs(report, subject, "creation time", item.created_at, first.get("time"), first_seq)
+    kind = _expected_kind(item, first)
+    if kind is None:
+        report.fail(
+            subject,
+            f"the first entry naming it, log entry {first_seq} "
+            f"({_shown(first.get('action'))}), neither received nor derived it",
+        )
+    elif item.kind != kind:
+        report.fail(
+            subject,
+            f"its kind {item.kind!r} differs from {kind!r}: log entry {first_seq} "
+            f"{'received' if kind == 'original' else 'derived'} it",
+        )
+    parses = [(seq, entry) for seq, entry in mentions if _action(entry) == "parse"]
+    created_by = _details(first) if _action(first) == "derive" else {}
     if parses:
-        details = parses[-1].get("details") or {}
-        if details.get("metadata_sha256") != json_digest(item.item_metadata):
+        seq, entry = parses[-1]
+        details = _details(entry)
+        if details.get("metadata_sha256") != _digest(item.item_metadata):
             report.fail(
                 subject,
-                "its extracted metadata in the database differs from what the parse entry recorded",
+                "its extracted metadata in the database differs from what the parse entry "
+                f"(log entry {seq}) recorded",
             )
-        if details.get("status") != item.parse_status:
+        _differs(report, subject, "parse status", item.parse_status, details.get("status"), seq)
+        _differs(report, subject, "format", item.format, details.get("format"), seq)
+        _differs(report, subject, "parse tool", item.parse_tool, details.get("tool"), seq)
+        _differs(report, subject, "parse error", item.parse_error, details.get("error"), seq)
+        _differs(report, subject, "text item", item.text_item_id, details.get("text_item"), seq)
+        if "media_type" in details:
+            _differs(report, subject, "media type", item.media_type, details["media_type"], seq)
+        return
+    # Never parsed: the item is as the entry that created it left it.
+    derived = kind == "derived"
+    _differs(report, subject, "format", item.format,
+             created_by.get("kind") if derived else None, first_seq)
+    _differs(report, subject, "parse status", item.parse_status,
+             "derived" if derived else "pending", first_seq)
+    _differs(report, subject, "media type", item.media_type,
+             created_by.get("media_type") if derived else None, first_seq)
+    _differs(report, subject, "parse tool", item.parse_tool, None, first_seq)
+    _differs(report, subject, "parse error", item.parse_error, None, first_seq)
+    if item.item_metadata is not None or item.text_item_id is not None:
+        report.fail(subject, "has parse results (metadata or a text item) but no parse entry")
+
+
+def _group(rows: Iterable[Any], key: Callable[[Any], int]) -> dict[int, list[Any]]:
+    grouped: dict[int, list[Any]] = {}
+    for row in rows:
+        grouped.setdefault(key(row), []).append(row)
+    return grouped
+
+
+def _check_one_row_per_entry(
+    entries: dict[int, dict[str, Any]],
+    rows_by_seq: dict[int, list[Any]],
+    wanted: Callable[[dict[str, Any]], bool],
+    what: str,
+    table: str,
+    report: VerificationReport,
+) -> None:
+    for seq, entry in sorted(entries.items()):
+        if not wanted(entry):
+            continue
+        count = len(rows_by_seq.get(seq, []))
+        if count == 0:
             report.fail(
-                subject,
-                f"parse status {item.parse_status!r} differs from the "
-                f"recorded {details.get('status')!r}",
+                f"log entry {seq}",
+                f"records {what}, but the database has no {table} row for it (deleted)",
             )
-        if details.get("text_item") != item.text_item_id:
-            report.fail(subject, "its text item differs from the one recorded")
+        elif count > 1:
+            report.fail(f"log entry {seq}", f"records one {what}, but {count} {table} rows name it")
+
+
+def _check_origins(
+    origins: list[Origin], entries: dict[int, dict[str, Any]], report: VerificationReport
+) -> None:
+    for origin in origins:
+        _check_origin(origin, entries.get(origin.entry_seq), report)
+    _check_one_row_per_entry(
+        entries,
+        _group(origins, lambda o: o.entry_seq),
+        lambda e: _action(e) == "ingest",
+        "a receipt (ingest)",
+        "origins",
+        report,
+    )
 
 
 def _check_origin(origin: Origin, entry: dict[str, Any] | None, report: VerificationReport) -> None:
     subject = f"origin {origin.id} of item {origin.item_id}"
+    seq = origin.entry_seq
     if entry is None:
-        report.fail(subject, f"names log entry {origin.entry_seq}, which does not exist")
+        report.fail(subject, f"names log entry {seq}, which does not exist")
         return
-    recorded = (entry.get("details") or {}).get("origin") or {}
-    ids = [ref.get("id") for ref in entry.get("items") or [] if isinstance(ref, dict)]
-    if origin.item_id not in ids:
-        report.fail(subject, f"log entry {origin.entry_seq} is about another item")
-    for key, value in (
-        ("source_path", origin.source_path),
-        ("name", origin.name),
-        ("relation", origin.relation),
+    if _action(entry) != "ingest":
+        report.fail(subject, f"names log entry {seq}, which is not a receipt (ingest) entry")
+        return
+    recorded = _dict(_details(entry).get("origin"))
+    ref = next((r for r in _refs(entry) if r.get("id") == origin.item_id), None)
+    if ref is None:
+        report.fail(subject, f"log entry {seq} is about another item")
+    else:
+        _differs(report, subject, "relation", origin.relation, ref.get("role"), seq)
+    for what, stored, key in (
+        ("relation", origin.relation, "relation"),
+        ("source path", origin.source_path, "source_path"),
+        ("name", origin.name, "name"),
+        ("parent item", origin.parent_item_id, "parent_item"),
+        ("sidecar item", origin.sidecar_item_id, "sidecar_item"),
+        ("source mtime", origin.source_mtime, "source_mtime"),
     ):
-        if recorded.get(key) != value:
-            report.fail(subject, f"its {key} differs from log entry {origin.entry_seq}")
-    if origin.collection is not None and recorded.get("collection_sha256") != json_digest(
-        origin.collection
-    ):
-        report.fail(subject, f"its collection metadata differs from log entry {origin.entry_seq}")
+        _differs(report, subject, what, stored, recorded.get(key), seq)
+    collection = None if origin.collection is None else _digest(origin.collection)
+    if collection != recorded.get("collection_sha256"):
+        report.fail(subject, f"its collection metadata differs from log entry {seq}")
+    _differs(report, subject, "receipt time", origin.received_at, entry.get("time"), seq)
+    _differs(report, subject, "actor", origin.actor, entry.get("actor"), seq)
+
+
+def _check_derivations(
+    derivations: list[Derivation], entries: dict[int, dict[str, Any]], report: VerificationReport
+) -> None:
+    for derivation in derivations:
+        _check_derivation(derivation, entries.get(derivation.entry_seq), report)
+    _check_one_row_per_entry(
+        entries,
+        _group(derivations, lambda d: d.entry_seq),
+        lambda e: _action(e) == "derive",
+        "a derived file (derive)",
+        "derivations",
+        report,
+    )
 
 
 def _check_derivation(
     derivation: Derivation, entry: dict[str, Any] | None, report: VerificationReport
 ) -> None:
     subject = f"derivation of item {derivation.derived_item_id}"
+    seq = derivation.entry_seq
     if entry is None:
-        report.fail(subject, f"names log entry {derivation.entry_seq}, which does not exist")
+        report.fail(subject, f"names log entry {seq}, which does not exist")
         return
-    roles = {
-        ref.get("role"): ref.get("id") for ref in entry.get("items") or [] if isinstance(ref, dict)
-    }
-    details = entry.get("details") or {}
-    if (
-        roles.get("source") != derivation.source_item_id
-        or roles.get("derived") != derivation.derived_item_id
+    if _action(entry) != "derive":
+        report.fail(subject, f"names log entry {seq}, which is not a derive entry")
+        return
+    details = _details(entry)
+    if not _same(_ref_with_role(entry, "source").get("id"), derivation.source_item_id) or not (
+        _same(_ref_with_role(entry, "derived").get("id"), derivation.derived_item_id)
     ):
-        report.fail(subject, f"log entry {derivation.entry_seq} records another source or result")
-    if details.get("tool") != derivation.tool or details.get("kind") != derivation.kind:
-        report.fail(subject, f"its tool or kind differs from log entry {derivation.entry_seq}")
+        report.fail(subject, f"log entry {seq} records another source or result")
+    if not _same(details.get("tool"), derivation.tool) or not _same(
+        details.get("kind"), derivation.kind
+    ):
+        report.fail(subject, f"its tool or kind differs from log entry {seq}")
+    _differs(report, subject, "tool version", derivation.tool_version,
+             details.get("tool_version"), seq)
+    _differs(report, subject, "creation time", derivation.created_at, entry.get("time"), seq)
 
 
-def verify_case(case: Case, *, on_item: Callable[[int], None] | None = None) -> VerificationReport:
+# -- extraction runs ------------------------------------------------------------------------------
+
+
+def mention_record(mention: IncidentMention) -> dict[str, Any]:
+    """A stored mention as the row extraction built for it (extraction/run.py _mention_row)."""
+    return {name: getattr(mention, name) for name in MENTION_FIELDS}
+
+
+def claim_record(claim: Claim) -> dict[str, Any]:
+    """A stored claim as Claim.as_json() gave it to the results digest."""
+    return {key: getattr(claim, column) for key, column in CLAIM_FIELDS.items()}
+
+
+def results_digest(mentions: list[IncidentMention], claims: dict[int, list[Claim]]) -> str | None:
+    """The digest extraction recorded, recomputed from the stored rows, in their stored order."""
+    return _digest(
+        [
+            {
+                "mention": mention_record(m),
+                "claims": [claim_record(c) for c in claims.get(m.id, [])],
+            }
+            for m in mentions
+        ]
+    )
+
+
+def _check_extraction(
+    snap: _Snapshot, entries: dict[int, dict[str, Any]], report: VerificationReport
+) -> None:
+    runs = {run.id: run for run in snap.runs}
+    mentions_by_run = _group(snap.mentions, lambda m: m.run_id)
+    claims_by_mention = _group(snap.claims, lambda c: c.mention_id)
+    mention_ids = {m.id for m in snap.mentions}
+    for run_id in sorted(set(mentions_by_run) - set(runs)):
+        report.fail(
+            f"extraction run {run_id}",
+            f"is missing from the database, but {len(mentions_by_run[run_id])} incident "
+            "mention(s) still name it (the run row was deleted)",
+        )
+    orphans = sorted({c.mention_id for c in snap.claims} - mention_ids)
+    if orphans:
+        report.fail(
+            "claims",
+            f"{sum(len(claims_by_mention[i]) for i in orphans)} claim(s) name incident "
+            f"mention(s) {', '.join(map(str, orphans[:10]))} that are not in the database",
+        )
+    for run in snap.runs:
+        _check_run(run, entries.get(run.entry_seq), mentions_by_run.get(run.id, []),
+                   claims_by_mention, report)
+    _check_one_row_per_entry(
+        entries,
+        _group(snap.runs, lambda r: r.entry_seq),
+        lambda e: _action(e) == "extract",
+        "an extraction run (extract)",
+        "extraction_runs",
+        report,
+    )
+    _check_current_runs(snap.runs, entries, report)
+    report.counts["extraction runs"] = len(snap.runs)
+
+
+def _check_run(
+    run: ExtractionRun,
+    entry: dict[str, Any] | None,
+    mentions: list[IncidentMention],
+    claims_by_mention: dict[int, list[Claim]],
+    report: VerificationReport,
+) -> None:
+    subject = f"extraction run {run.id} of item {run.item_id}"
+    seq = run.entry_seq
+    if entry is None:
+        report.fail(subject, f"names log entry {seq}, which does not exist")
+        return
+    if _action(entry) != "extract":
+        report.fail(subject, f"names log entry {seq}, which is not an extract entry")
+        return
+    details = _details(entry)
+    _differs(report, subject, "item", run.item_id, _ref_with_role(entry, "source").get("id"), seq)
+    _differs(report, subject, "text item", run.text_item_id,
+             _ref_with_role(entry, "text").get("id"), seq)
+    for what, stored, key in (
+        ("extractor", run.extractor, "extractor"),
+        ("vocabulary digest", run.vocabulary_sha256, "vocabulary_sha256"),
+        ("gazetteer", run.gazetteer, "gazetteer"),
+        ("mention count", run.mention_count, "mentions"),
+        ("claim count", run.claim_count, "claims"),
+        ("results digest", run.results_sha256, "results_sha256"),
+    ):
+        _differs(report, subject, what, stored, details.get(key), seq)
+    source = getattr(run, "source_sha256", None)
+    if source is not None or "source_sha256" in details:
+        _differs(report, subject, "source digest", source, details.get("source_sha256"), seq)
+    _differs(report, subject, "creation time", run.created_at, entry.get("time"), seq)
+    claims = [c for m in mentions for c in claims_by_mention.get(m.id, [])]
+    if len(mentions) != details.get("mentions"):
+        report.fail(
+            subject,
+            f"{len(mentions)} incident mention(s) in the database, log entry {seq} recorded "
+            f"{_shown(details.get('mentions'))}: mentions were deleted or added",
+        )
+    if len(claims) != details.get("claims"):
+        report.fail(
+            subject,
+            f"{len(claims)} claim(s) in the database, log entry {seq} recorded "
+            f"{_shown(details.get('claims'))}: claims were deleted or added",
+        )
+    wrong_item = [m.id for m in mentions if m.item_id != run.item_id] + [
+        c.id for c in claims if c.item_id != run.item_id
+    ]
+    if wrong_item:
+        report.fail(subject, f"{len(wrong_item)} of its mentions or claims name another item")
+    if results_digest(mentions, claims_by_mention) != details.get("results_sha256"):
+        report.fail(
+            subject,
+            "its incident mentions and claims in the database differ from the results "
+            f"digest recorded in log entry {seq}: a mention or claim was edited, added, "
+            "removed or reordered",
+        )
+
+
+def _check_current_runs(
+    runs: list[ExtractionRun], entries: dict[int, dict[str, Any]], report: VerificationReport
+) -> None:
+    latest: dict[int, int] = {}  # item -> seq of the latest extract entry for it
+    for seq, entry in sorted(entries.items()):
+        if _action(entry) == "extract":
+            item_id = _ref_with_role(entry, "source").get("id")
+            if _is_id(item_id):
+                latest[item_id] = seq
+    for run in runs:
+        should = latest.get(run.item_id) == run.entry_seq
+        if bool(run.current) != should:
+            subject = f"extraction run {run.id} of item {run.item_id}"
+            if should:
+                report.fail(
+                    subject,
+                    f"is the latest logged run of the item (log entry {run.entry_seq}) but "
+                    "is not marked current",
+                )
+            else:
+                report.fail(
+                    subject,
+                    "is marked current, but log entry "
+                    f"{latest.get(run.item_id)} records a later run of the item",
+                )
+
+
+# -- analysts' decisions ---------------------------------------------------------------------------
+
+
+def _records_decision(entry: dict[str, Any]) -> bool:
+    return _action(entry) in {"edit", "annotate"} and "decision" in _details(entry)
+
+
+def _check_decisions(
+    decisions: list[AnalystDecision],
+    entries: dict[int, dict[str, Any]],
+    report: VerificationReport,
+) -> None:
+    for row in decisions:
+        subject = f"analyst decision {row.id} ({row.action} of {row.incident_id})"
+        seq = row.entry_seq
+        entry = entries.get(seq)
+        if entry is None:
+            report.fail(subject, f"names log entry {seq}, which does not exist")
+            continue
+        if not _records_decision(entry):
+            report.fail(subject, f"names log entry {seq}, which records no decision")
+            continue
+        details = _details(entry)
+        for what, stored, recorded in (
+            ("decision", row.action, details.get("decision")),
+            ("incident", row.incident_id, details.get("incident")),
+            ("payload", row.payload, details.get("payload")),
+            ("reason", row.reason, details.get("reason")),
+            ("actor", row.actor, entry.get("actor")),
+            ("time", row.at, entry.get("time")),
+        ):
+            _differs(report, subject, what, stored, recorded, seq)
+    _check_one_row_per_entry(
+        entries,
+        _group(decisions, lambda d: d.entry_seq),
+        _records_decision,
+        "an analyst's decision",
+        "analyst_decisions",
+        report,
+    )
+    report.counts["analyst decisions"] = len(decisions)
+
+
+# -- intake failures and the case itself ---------------------------------------------------------
+
+
+def _check_intake_failures(
+    failures: list[IntakeFailure],
+    entries: dict[int, dict[str, Any]],
+    report: VerificationReport,
+) -> None:
+    for row in failures:
+        subject = f"intake failure {row.id}"
+        seq = row.entry_seq
+        entry = entries.get(seq)
+        if entry is None or _action(entry) != "intake-failed":
+            report.fail(subject, f"names log entry {seq}, which records no intake failure")
+            continue
+        details = _details(entry)
+        _differs(report, subject, "reason", row.reason, details.get("reason"), seq)
+        _differs(report, subject, "time", row.at, entry.get("time"), seq)
+        if "parent_item" not in details:  # a member's row shows the path through its parent
+            _differs(report, subject, "source path", row.source_path,
+                     details.get("source_path"), seq)
+    _check_one_row_per_entry(
+        entries,
+        _group(failures, lambda f: f.entry_seq),
+        lambda e: _action(e) == "intake-failed",
+        "a path that could not be taken in",
+        "intake_failures",
+        report,
+    )
+
+
+def _check_case_info(
+    info: CaseInfo | None, entries: dict[int, dict[str, Any]], report: VerificationReport
+) -> None:
+    if info is None:
+        report.fail("case", "the database holds no row describing this case")
+        return
+    first = entries.get(0)
+    if first is not None and _action(first) == "init":
+        _differs(report, "case", "name", info.name, _details(first).get("case_name"), 0)
+
+
+# -- putting it together ------------------------------------------------------------------------
+
+
+def _guarded(report: VerificationReport, stage: str, check: Callable[[], None]) -> None:
+    """A check that stops on input nobody foresaw is a failure to report, not a crash."""
+    try:
+        check()
+    except Exception as exc:  # noqa: BLE001 - verify must always end in a report
+        report.fail(stage, f"the check stopped on unexpected data: {type(exc).__name__}: {exc}")
+
+
+def verify_case(
+    case: Case,
+    *,
+    on_item: Callable[[int], None] | None = None,
+    settle_seconds: float = SETTLE_SECONDS,
+) -> VerificationReport:
     """Run every check; the report lists every failure found."""
     report = VerificationReport()
-    lines = _read_log(case, report)
-    _check_entries(case, lines, report)
-    _check_against_database(case, lines, report)
-    _check_checkpoints(case, lines, report)
+    deadline = time.monotonic() + settle_seconds
+    snap = _snapshot(case)
+    while _command_in_progress(snap) and time.monotonic() < deadline:
+        time.sleep(0.05)
+        snap = _snapshot(case)
+    if snap.lock_note:
+        report.notes.append(snap.lock_note)
+    lines = _read_log(snap, report)
+    _guarded(report, "custody log", lambda: _check_entries(case, lines, report))
+    _guarded(report, "custody log", lambda: _check_against_database(snap, lines, report))
+    _guarded(report, "checkpoints", lambda: _check_checkpoints(case, snap, lines, report))
     report.log_intact = not report.failures
-    _check_items(case, lines, report, on_item)
+    _guarded(report, "database rows", lambda: _check_records(snap, lines, report))
+    # The stored files never change once written, so they are re-hashed without the lock.
+    names = _item_names(snap)
+    for item in snap.items:
+        subject = names[item.id]
+        _guarded(report, subject, partial(_check_item_file, case, item, subject, report))
+        if on_item is not None:
+            on_item(item.size)
+    stored = set(case.objects.iter_object_names())
+    held = {item.sha256 for item in snap.items}
+    for name in sorted(stored - held):
+        report.notes.append(
+            f"object {name} is in the store but no item names it (an "
+            "interrupted ingest, or a file placed there by hand)"
+        )
     return report
 
 

@@ -30,6 +30,16 @@ What it checks:
   5. Items: item.json's sha256, sha512 and size match the stored file; the inclusion proof's
      leaf hash is the hash of log line entry_index; that entry lists the item with the same
      sha256; the proof leads to the checkpoint's root.
+  6. Contents: the last "bundle" entry of the log (the entry that made this bundle) lists
+     exactly the items in data/items/, each with the same sha256, sha512, size and role: an
+     item removed from the bundle, or added to it afterwards, is found even when the manifests
+     and Payload-Oxum were rewritten to match.
+  7. History: every origin in item.json is the receipt ("ingest" entry) it names: same item
+     and sha256, received_at is the entry's time, the same actor, name, source path, relation,
+     parent, sidecar, file time and collection digest; every receipt of the item in the log is
+     among its origins; derived_from is the "derive" entry it names; role is what the item's
+     first entry made it; format, parse results and the metadata digest are those of the
+     item's last "parse" entry.
 
 What it cannot check: the CMS signature of an RFC 3161 time-stamp token. It checks the token's
 message imprint and that checkpoint.tsr is the same token, and prints the openssl command that
@@ -144,12 +154,15 @@ def _refuse_duplicate_keys(pairs: list[tuple[str, object]]) -> dict[str, object]
 def parse_json(raw: bytes, allow_floats: bool = True) -> object:
     """Parse UTF-8 JSON strictly: no NaN/Infinity, no repeated keys (floats only if allowed)."""
     text = raw.decode("utf-8")
-    return json.loads(
-        text,
-        parse_float=None if allow_floats else _refuse_float,
-        parse_constant=_refuse_constant,
-        object_pairs_hook=_refuse_duplicate_keys,
-    )
+    try:
+        return json.loads(
+            text,
+            parse_float=None if allow_floats else _refuse_float,
+            parse_constant=_refuse_constant,
+            object_pairs_hook=_refuse_duplicate_keys,
+        )
+    except RecursionError:
+        raise NotCanonical("is nested too deeply to be read") from None
 
 
 def parse_canonical(raw: bytes) -> object:
@@ -1362,16 +1375,19 @@ def check_audit_path(proof: dict[str, object], where: str, leaf: bytes, index: i
 
 
 def check_items(bag: Bag, log: CustodyLog | None, checkpoint: Checkpoint | None,
-                report: Report) -> None:
-    """Step 5: every item's file, metadata and proof."""
+                report: Report) -> dict[str, dict[str, object] | None]:
+    """Step 5: every item's file, metadata and proof. Returns each item directory's name and
+    its item.json (None if unreadable), for steps 6 and 7."""
     items_dir, proofs_dir = bag.path("data/items"), bag.path("data/proofs")
     item_dirs = sorted((p for p in items_dir.iterdir() if p.is_dir()), key=item_order) \
         if items_dir.is_dir() else []
+    held: dict[str, dict[str, object] | None] = {}
     items_passed = proofs_passed = 0
     for item_path in item_dirs:
         item_dir = f"data/items/{item_path.name}"
         before = len(report.failures)
         item = read_json_file(item_path / "item.json", f"{item_dir}/item.json", "item", report)
+        held[item_path.name] = item
         if item is not None:
             if not is_count(item.get("id")) or str(item.get("id")) != item_path.name:
                 report.fail("item", f"{item_dir}/item.json",
@@ -1390,6 +1406,7 @@ def check_items(bag: Bag, log: CustodyLog | None, checkpoint: Checkpoint | None,
                  "item.json sha256, sha512 and size match the stored file")
     report.count("proofs", proofs_passed, len(item_dirs),
                  "entry records the item; audit path leads to checkpoint.json's root")
+    return held
 
 
 def check_orphan_proofs(proofs_dir: Path, item_names: set[str], report: Report) -> None:
@@ -1399,6 +1416,284 @@ def check_orphan_proofs(proofs_dir: Path, item_names: set[str], report: Report) 
         if proof.suffix != ".json" or proof.stem not in item_names:
             report.fail("proof", f"data/proofs/{proof.name}",
                         "does not belong to any item in data/items/")
+
+
+# ---------------------------------------------------------------------------------------------
+# 6. What the bundle holds: exactly the items its own log entry lists
+# ---------------------------------------------------------------------------------------------
+
+
+def same_value(first: object, second: object) -> bool:
+    """Equal JSON values of the same type: 1 is not true, and 20 is not 20.0."""
+    if isinstance(first, (dict, list)) or isinstance(second, (dict, list)):
+        return json.dumps(first, sort_keys=True) == json.dumps(second, sort_keys=True)
+    return type(first) is type(second) and first == second
+
+
+def json_digest(value: object) -> str | None:
+    """SHA-256 of a JSON value written with sorted keys, no white space and UTF-8 (floats
+    allowed): how casebuilder digests metadata and collection records into log entries."""
+    try:
+        text = json.dumps(value, sort_keys=True, separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False)
+        return hashlib.sha256(text.encode("utf-8")).hexdigest()
+    except (TypeError, ValueError):  # includes a lone surrogate that has no UTF-8 form
+        return None
+
+
+def entry_details(entry: dict[str, object]) -> dict[str, object]:
+    return as_object(entry.get("details")) or {}
+
+
+def name_order(name: str) -> tuple[int, int, str]:
+    return (0, int(name), "") if re.match(r"^[0-9]+$", name) else (1, 0, name)
+
+
+def last_bundle_entry(log: CustodyLog) -> int | None:
+    """The index of the log's last "bundle" entry: the one that made this bundle."""
+    for index in range(len(log.entries) - 1, -1, -1):
+        entry = log.entries[index]
+        if entry is not None and entry.get("action") == "bundle":
+            return index
+    return None
+
+
+def listed_items(entry: dict[str, object], place: str,
+                 report: Report) -> dict[str, dict[str, object]]:
+    """The items an entry lists, by id (as the name of their directory)."""
+    records = entry.get("items")
+    listed: dict[str, dict[str, object]] = {}
+    for position, value in enumerate(records if isinstance(records, list) else []):
+        record = as_object(value)
+        item_id = as_count(record.get("id")) if record is not None else None
+        if record is None or item_id is None:
+            report.fail("contents", place, f"items[{position}] names no item id")
+        elif str(item_id) in listed:
+            report.fail("contents", place, f"lists item {item_id} twice")
+        else:
+            listed[str(item_id)] = record
+    count = entry_details(entry).get("item_count")
+    if count is not None and not same_value(count, len(listed)):
+        report.fail("contents", place, f"item_count is {count!r}, but it lists "
+                                       f"{len(listed)} items")
+    return listed
+
+
+def check_contents(log: CustodyLog | None, held: dict[str, dict[str, object] | None],
+                   report: Report) -> None:
+    """Step 6: the items in data/items/ are exactly those the bundle's own entry lists."""
+    if log is None:
+        return  # already reported: without the log nothing says what the bundle should hold
+    index = last_bundle_entry(log)
+    if index is None:
+        report.fail("contents", f"{CUSTODY}/log.jsonl",
+                    "holds no 'bundle' entry, so which items this bundle must hold is unknown")
+        report.count("contents", 0, len(held), "no 'bundle' entry to check against")
+        return
+    place = entry_place(index)
+    entry = log.entries[index] or {}
+    listed = listed_items(entry, place, report)
+    passed = 0
+    names = sorted(set(listed) | set(held), key=name_order)
+    for name in names:
+        record, where = listed.get(name), f"data/items/{name}/"
+        if name not in held:
+            sha256 = record.get("sha256") if record is not None else None
+            report.fail("contents", where,
+                        f"is missing: {place}, the entry that made this bundle, lists item "
+                        f"{name} (sha256 {sha256}), but the bundle does not hold it")
+            continue
+        if record is None:
+            report.fail("contents", where,
+                        f"item {name} is not listed in {place}, the entry that made this "
+                        "bundle: it was added to the bundle afterwards")
+            continue
+        item = held[name]
+        if item is None:
+            continue  # item.json is unreadable: already reported
+        before = len(report.failures)
+        for field in ("sha256", "sha512", "size", "role"):
+            if field not in record and field == "role":
+                continue
+            expected, actual = record.get(field), item.get(field)
+            if field in ("sha256", "sha512") and isinstance(expected, str) and \
+                    isinstance(actual, str):
+                expected, actual = expected.lower(), actual.lower()
+            if expected is None or not same_value(actual, expected):
+                report.fail("contents", f"{where}item.json",
+                            f"{field} is {item.get(field)!r}, but {place}, the entry that "
+                            f"made this bundle, lists item {name} with {record.get(field)!r}")
+        passed += len(report.failures) == before
+    report.count("contents", passed, len(names),
+                 f"held and listed in the bundle's own entry ({place}), same hashes")
+
+
+# ---------------------------------------------------------------------------------------------
+# 7. Where each item came from: item.json against the entries it names
+# ---------------------------------------------------------------------------------------------
+
+
+def compare_fields(pairs: Sequence[tuple[str, object, object, str]], where: str, place: str,
+                   report: Report, check: str = "origin") -> None:
+    """Report each (item.json field, its value, the entry's value, the entry's field) pair
+    whose two values differ."""
+    for field, ours, theirs, entry_field in pairs:
+        if not same_value(ours, theirs):
+            report.fail(check, where, f"{field} is {ours!r}, but {place} records "
+                                      f"{entry_field} {theirs!r}")
+
+
+def check_origin(value: object, where: str, item_id: int, sha256: str, log: CustodyLog,
+                 report: Report) -> int | None:
+    """One origin of item.json against the receipt entry it names; returns that entry's index."""
+    origin = as_object(value)
+    if origin is None:
+        report.fail("origin", where, "is not a JSON object")
+        return None
+    index = as_count(origin.get("entry"))
+    if index is None or index >= len(log.entries):
+        report.fail("origin", where, f"entry {origin.get('entry')!r} is not an entry of "
+                                     f"log.jsonl (0 to {len(log.entries) - 1})")
+        return None
+    place, entry = entry_place(index), log.entries[index]
+    if entry is None:
+        report.fail("origin", where, f"cannot be checked: {place} is not a readable entry")
+        return index
+    if entry.get("action") != "ingest" or lists_item(entry, item_id, sha256) is None:
+        report.fail("origin", where, f"names {place}, which is not a receipt ('ingest' entry) "
+                                     f"of item {item_id} with sha256 {sha256}")
+        return index
+    recorded = as_object(entry_details(entry).get("origin")) or {}
+    pairs = [
+        ("received_at", origin.get("received_at"), entry.get("time"), "time"),
+        ("actor", origin.get("actor"), entry.get("actor"), "actor"),
+        ("name", origin.get("name"), recorded.get("name"), "origin name"),
+        ("path", origin.get("path"), recorded.get("source_path"), "origin source_path"),
+    ]
+    for field, entry_field in (("relation", "relation"), ("source_mtime", "source_mtime"),
+                               ("parent_item", "parent_item"), ("sidecar_item", "sidecar_item")):
+        if field in origin:
+            pairs.append((field, origin[field], recorded.get(entry_field),
+                          f"origin {entry_field}"))
+    if "collection" in origin:
+        collection = origin["collection"]
+        pairs.append(("collection (its digest)",
+                      None if collection is None else json_digest(collection),
+                      recorded.get("collection_sha256"), "origin collection_sha256"))
+    compare_fields(pairs, where, place, report)
+    return index
+
+
+def check_derived_from(value: object, where: str, item_id: int, sha256: str, log: CustodyLog,
+                       report: Report) -> None:
+    derived = as_object(value)
+    if derived is None:
+        report.fail("origin", where, "derived_from is neither null nor a JSON object")
+        return
+    index = as_count(derived.get("entry"))
+    if index is None or index >= len(log.entries):
+        report.fail("origin", where, f"derived_from.entry {derived.get('entry')!r} is not an "
+                                     "entry of log.jsonl")
+        return
+    place, entry = entry_place(index), log.entries[index]
+    if entry is None:
+        report.fail("origin", where, f"derived_from cannot be checked: {place} is not readable")
+        return
+    items = entry.get("items")
+    records = [r for r in items if isinstance(r, dict)] if isinstance(items, list) else []
+    roles = {str(r.get("role")): r for r in records}
+    made, source = roles.get("derived", {}), roles.get("source", {})
+    if entry.get("action") != "derive" or made.get("id") != item_id or \
+            hex_digest_or_none(made.get("sha256")) != sha256:
+        report.fail("origin", where, f"derived_from names {place}, which is not the 'derive' "
+                                     f"entry that made item {item_id} with sha256 {sha256}")
+        return
+    details = entry_details(entry)
+    compare_fields([
+        ("derived_from.item", derived.get("item"), source.get("id"), "source id"),
+        ("derived_from.sha256", derived.get("sha256"), source.get("sha256"), "source sha256"),
+        ("derived_from.kind", derived.get("kind"), details.get("kind"), "kind"),
+        ("derived_from.tool", derived.get("tool"), details.get("tool"), "tool"),
+        ("derived_from.tool_version", derived.get("tool_version"), details.get("tool_version"),
+         "tool_version"),
+    ], where, place, report)
+
+
+def check_role_and_parse(item: dict[str, object], where: str, item_id: int, sha256: str,
+                         log: CustodyLog, report: Report) -> None:
+    """role is what the item's first entry made it; the parse results are its last parse's."""
+    first = log.first_records.get((item_id, sha256))
+    entry = log.entries[first] if first is not None else None
+    if first is not None and entry is not None:
+        action = entry.get("action")
+        expected = "original" if action == "ingest" else "derived" if action == "derive" \
+            else None
+        if expected is not None and "role" in item and not same_value(item["role"], expected):
+            report.fail("origin", where, f"role is {item['role']!r}, but {entry_place(first)}, "
+                                         f"the first entry recording the item, {action}s it: "
+                                         f"it is {expected!r}")
+    parses = [i for i, e in enumerate(log.entries) if e is not None and
+              e.get("action") == "parse" and lists_item(e, item_id, sha256) is not None]
+    if not parses:
+        return
+    place = entry_place(parses[-1])
+    details = entry_details(log.entries[parses[-1]] or {})
+    parse = as_object(item.get("parse")) or {}
+    compare_fields([
+        ("format", item.get("format"), details.get("format"), "format"),
+        ("parse.status", parse.get("status"), details.get("status"), "status"),
+        ("parse.tool", parse.get("tool"), details.get("tool"), "tool"),
+        ("parse.error", parse.get("error"), details.get("error"), "error"),
+        ("text_item", item.get("text_item"), details.get("text_item"), "text_item"),
+        ("metadata (its digest)", json_digest(item.get("metadata")),
+         details.get("metadata_sha256"), "metadata_sha256"),
+    ], where, place, report, check="parse")
+
+
+def check_history(log: CustodyLog | None, held: dict[str, dict[str, object] | None],
+                  report: Report) -> None:
+    """Step 7: item.json's origins, derivation, role and parse results against the log."""
+    if log is None:
+        return
+    receipts: dict[tuple[int, str], list[int]] = {}
+    for index, entry in enumerate(log.entries):
+        records = entry.get("items") if entry is not None else None
+        if entry is None or entry.get("action") != "ingest" or not isinstance(records, list):
+            continue
+        for record in records:
+            item_id = as_count(record.get("id")) if isinstance(record, dict) else None
+            sha256 = hex_digest_or_none(record.get("sha256")) if isinstance(record, dict) \
+                else None
+            if item_id is not None and sha256 is not None:
+                receipts.setdefault((item_id, sha256), []).append(index)
+    passed = total = 0
+    for name in sorted(held, key=name_order):
+        item = held[name]
+        item_id = as_count(item.get("id")) if item is not None else None
+        sha256 = hex_digest_or_none(item.get("sha256")) if item is not None else None
+        if item is None or item_id is None or sha256 is None:
+            continue  # already reported in step 5
+        total += 1
+        before = len(report.failures)
+        where = f"data/items/{name}/item.json"
+        origins = item.get("origins")
+        if not isinstance(origins, list):
+            report.fail("origin", where, "'origins' is missing or not a list")
+            origins = []
+        named = set()
+        for position, origin in enumerate(origins):
+            named.add(check_origin(origin, f"{where} origins[{position}]", item_id, sha256, log,
+                                   report))
+        for receipt in receipts.get((item_id, sha256), []):
+            if receipt not in named:
+                report.fail("origin", where, f"{entry_place(receipt)} records a receipt of this "
+                                             "item that is missing from its origins")
+        if item.get("derived_from") is not None:
+            check_derived_from(item["derived_from"], where, item_id, sha256, log, report)
+        check_role_and_parse(item, where, item_id, sha256, log, report)
+        passed += len(report.failures) == before
+    report.count("histories", passed, total,
+                 "origins, derivation, role and parse results match the entries they name")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1426,7 +1721,9 @@ def verify_bundle(bundle: Path) -> Report:
                       lambda: check_latest_checkpoint(bag, log, key, report))
     _guarded(report, "checkpoints.jsonl",
              lambda: check_earlier_checkpoints(bag, log, key, latest, report))
-    _guarded(report, "items", lambda: check_items(bag, log, latest, report))
+    held = _guarded(report, "items", lambda: check_items(bag, log, latest, report)) or {}
+    _guarded(report, "contents", lambda: check_contents(log, held, report))
+    _guarded(report, "history", lambda: check_history(log, held, report))
     if log is not None and log.case_id is not None:
         for value in info.get("Casebuilder-Case-Id", []):
             if value != log.case_id:

@@ -1,0 +1,71 @@
+"""Verifying while another process writes to the case must not report false tampering.
+
+A writer in another process appends custody entries in a loop (analysts' decisions, each with
+its database row and its checkpoint, and plain notes) while verification runs several times.
+Verification reads the log, the checkpoints and the rows under the case lock, so it sees each
+unit of work wholly or not at all, and waits for a command that has committed its entries to
+sign its checkpoint.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import time
+from pathlib import Path
+from typing import Any
+
+from casebuilder.intake.ingest import ingest
+from casebuilder.preservation.case import Case, open_case
+from casebuilder.preservation.verify import verify_case
+from casebuilder.resolution.decisions import record_decision
+
+ROUNDS = 8
+
+
+def write_in_a_loop(home: str, stop: Any, started: Any, written: Any) -> None:
+    case = open_case(Path(home), environ={})
+    try:
+        n = 0
+        while not stop.is_set():
+            record_decision(case, "grade", f"inc-{n:010d}", {"grade": "fair"}, f"reason {n}")
+            with case.transaction() as tx:
+                for i in range(3):
+                    tx.record("annotate", details={"note": f"note {n}.{i}"})
+            case.checkpoint()
+            n += 1
+            written.value = n
+            started.set()
+    finally:
+        case.close()
+
+
+def test_verify_while_another_process_appends(case: Case, tmp_path: Path) -> None:
+    evidence = tmp_path / "evidence"
+    evidence.mkdir()
+    (evidence / "statement.txt").write_text("Witness A: the shelling began at 10:00.\n")
+    ingest(case, [evidence])
+    context = multiprocessing.get_context("spawn")
+    stop, started = context.Event(), context.Event()
+    written = context.Value("i", 0)
+    writer = context.Process(
+        target=write_in_a_loop, args=(str(case.paths.root), stop, started, written)
+    )
+    writer.start()
+    reports = []
+    try:
+        assert started.wait(120), "the writer did not start"
+        for _ in range(ROUNDS):
+            reports.append(verify_case(case))
+            time.sleep(0.01)
+            assert writer.is_alive(), "the writer stopped"
+    finally:
+        stop.set()
+        writer.join(120)
+    assert writer.exitcode == 0
+    for report in reports:
+        assert report.ok, [str(f) for f in report.failures]
+    sizes = [report.counts["log entries"] for report in reports]
+    assert sizes == sorted(sizes) and sizes[0] < sizes[-1], sizes  # it really was writing
+    final = verify_case(case)
+    assert final.ok, [str(f) for f in final.failures]
+    assert final.counts["analyst decisions"] == written.value
