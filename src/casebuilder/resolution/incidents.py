@@ -69,11 +69,18 @@ def assemble(mentions: Sequence[MentionRecord], decisions: Sequence[Decision]
         incidents.append(Incident(incident_id(members), members, list(cluster.reasons)))
     by_member = {m.key: i for i in incidents for m in i.mentions}
     for d in decisions:
-        target = _target(d, by_member)
+        target = _target(d, by_member, incidents)
         if target is None:
             continue
         target.decisions.append({"action": d.action, "payload": d.payload, "reason": d.reason,
                                  "actor": d.actor, "at": d.at})
+        if d.action in {"merge", "split"}:
+            # The incident merged into, or what remains of the one split, keeps its id, so
+            # later decisions and people's notes still find it.
+            for other in incidents:
+                if other.id == d.incident_id and other is not target:
+                    other.id = incident_id(other.mentions) + "-split"
+            target.id = d.incident_id
         if d.action == "grade":
             target.overrides["grade"] = {"grade": d.payload["grade"], "reason": d.reason}
         elif d.action == "edit":
@@ -86,15 +93,26 @@ def assemble(mentions: Sequence[MentionRecord], decisions: Sequence[Decision]
     return incidents
 
 
-def _target(d: Decision, by_member: dict[str, Incident]) -> Incident | None:
-    """The incident now holding most of the mentions the decision was made on."""
+def _target(d: Decision, by_member: dict[str, Incident], incidents: Sequence[Incident]
+            ) -> Incident | None:
+    """The incident a decision applies to: for a split, what remains of the incident; for
+    the others, the incident that still has the decision's id, else the one now holding most
+    of the mentions the decision was made on."""
+    if d.action == "split":
+        remaining = {by_member[k].id: by_member[k] for k in d.payload.get("remaining", [])
+                     if k in by_member}
+        return next(iter(remaining.values()), None)
+    if d.action != "merge":
+        for named in incidents:
+            if named.id == d.incident_id:
+                return named
     votes: dict[str, int] = {}
     found: dict[str, Incident] = {}
     for key in d.payload.get("anchor_keys", []):
-        incident = by_member.get(key)
-        if incident is not None:
-            votes[incident.id] = votes.get(incident.id, 0) + 1
-            found[incident.id] = incident
+        holder = by_member.get(key)
+        if holder is not None:
+            votes[holder.id] = votes.get(holder.id, 0) + 1
+            found[holder.id] = holder
     if not votes:
         return None
     best = max(votes, key=lambda i: (votes[i], -list(found).index(i)))
