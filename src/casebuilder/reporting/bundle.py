@@ -31,6 +31,7 @@ from casebuilder import tool_id
 from casebuilder.errors import BundleError, NotFound
 from casebuilder.preservation.case import Case
 from casebuilder.preservation.checkpoint import SignedCheckpoint, read_checkpoint_lines
+from casebuilder.preservation.custody import case_lock
 from casebuilder.preservation.items import item_ref, origin_record
 from casebuilder.preservation.merkle import MerkleTree, leaf_hash
 from casebuilder.store.schema import Derivation, Item, Origin
@@ -174,16 +175,27 @@ def write_bundle(case: Case, out: Path, *, item_ids: Sequence[int] | None = None
             ).scalars()
         ]
     with case.transaction() as tx:
-        tx.record(
+        bundle_entry = tx.record(
             "bundle",
             refs,
             {"output": out.name, "format": "zip" if as_zip else "bagit", "item_count": len(refs)},
         )
     case.checkpoint()
+    with case_lock(case.paths.lock):
+        # Under the lock no command can add rows while the bag is read; rows a command
+        # committed before its own checkpoint are left out by entry number below.
+        return _write_bundle_locked(case, out, chosen, as_zip, bundle_entry)
+
+
+def _write_bundle_locked(
+    case: Case, out: Path, chosen: list[int], as_zip: bool, bundle_entry: int
+) -> BundleSummary:
     checkpoint_lines = read_checkpoint_lines(case.paths.checkpoints)
     if not checkpoint_lines:
         raise BundleError("the case has no signed checkpoint")
     checkpoint = SignedCheckpoint.from_line(checkpoint_lines[-1])
+    if checkpoint.tree_size <= bundle_entry:
+        raise BundleError("the bundle's own entry is not covered by the latest checkpoint")
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
     except OSError as exc:
@@ -193,7 +205,7 @@ def write_bundle(case: Case, out: Path, *, item_ids: Sequence[int] | None = None
     try:
         bag = staging / (out.stem if as_zip else "bag")
         bag.mkdir()
-        summary = _write_bag(case, bag, chosen, checkpoint, checkpoint_lines)
+        summary = _write_bag(case, bag, chosen, checkpoint, checkpoint_lines, bundle_entry)
         if as_zip:
             _zip_directory(bag, out)
         else:
@@ -213,6 +225,7 @@ def _write_bag(
     chosen: list[int],
     checkpoint: SignedCheckpoint,
     checkpoint_lines: list[str],
+    bundle_entry: int,
 ) -> tuple[int, int, int]:
     payload = _Hasher()
     log_bytes = case.paths.log.read_bytes()
@@ -245,14 +258,19 @@ def _write_bag(
         for item_id in chosen:
             item = session.get(Item, item_id)
             assert item is not None
+            covered = checkpoint.tree_size
             origins = list(
                 session.execute(
-                    select(Origin).where(Origin.item_id == item_id).order_by(Origin.id)
+                    select(Origin)
+                    .where(Origin.item_id == item_id, Origin.entry_seq < covered)
+                    .order_by(Origin.id)
                 ).scalars()
             )
             children = list(
                 session.execute(
-                    select(Origin).where(Origin.parent_item_id == item_id).order_by(Origin.id)
+                    select(Origin)
+                    .where(Origin.parent_item_id == item_id, Origin.entry_seq < covered)
+                    .order_by(Origin.id)
                 ).scalars()
             )
             derivation = session.execute(
@@ -301,7 +319,7 @@ def _write_bag(
                 f"data/proofs/{item_id}.json",
                 (json.dumps(proof, indent=2) + "\n").encode("utf-8"),
             )
-    _write_tag_files(case, bag, payload, checkpoint)
+    _write_tag_files(case, bag, payload, checkpoint, bundle_entry)
     payload_bytes = sum((bag / p).stat().st_size for p in payload.files)
     return len(chosen), len(payload.files), payload_bytes
 
@@ -320,7 +338,9 @@ def _derived_name(case: Case, item: Item, derivation: Derivation | None) -> str:
     return f"{derivation.kind}-of-{derivation.source_item_id}"
 
 
-def _write_tag_files(case: Case, bag: Path, payload: _Hasher, checkpoint: SignedCheckpoint) -> None:
+def _write_tag_files(
+    case: Case, bag: Path, payload: _Hasher, checkpoint: SignedCheckpoint, bundle_entry: int
+) -> None:
     tags = _Hasher()
     octets = sum((bag / p).stat().st_size for p in payload.files)
     tags.write(bag, "bagit.txt", b"BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n")
@@ -336,6 +356,7 @@ def _write_tag_files(case: Case, bag: Path, payload: _Hasher, checkpoint: Signed
         ("Casebuilder-Case-Id", case.case_id),
         ("Casebuilder-Case-Name", " ".join(case.config.name.split())),
         ("Casebuilder-Checkpoint-Size", str(checkpoint.tree_size)),
+        ("Casebuilder-Bundle-Entry", str(bundle_entry)),
         ("Casebuilder-Checkpoint-Root", checkpoint.root),
         ("Casebuilder-Public-Key-SHA256", checkpoint.public_key_sha256),
     ]
