@@ -12,11 +12,6 @@ import click
 from casebuilder.cli.extraction import run_extraction
 from casebuilder.cli.locker import print_ingest_report, print_verification
 from casebuilder.cli.main import CliState, cli, opened_case
-from casebuilder.intake.ingest import ingest
-from casebuilder.preservation.verify import record_verification, verify_case
-from casebuilder.reporting.bundle import write_bundle
-from casebuilder.reporting.export import export_incidents
-from casebuilder.resolution.incidents import build_incidents
 
 DEMO_HOME = Path("casebuilder-demo")
 
@@ -35,6 +30,13 @@ def sample_paths(folder: Path) -> list[Path]:
 @click.pass_obj
 def demo_command(state: CliState) -> None:
     """Preserve the shipped sample reports, verify the case and write a court bundle."""
+    # The stages are imported when a command runs, so "casebuilder --help" starts quickly.
+    from casebuilder.intake.ingest import ingest
+    from casebuilder.preservation.verify import record_verification, verify_case
+    from casebuilder.reporting.bundle import write_bundle
+    from casebuilder.reporting.export import export_incidents
+    from casebuilder.resolution.incidents import build_incidents
+
     home = state.home if state.home_given else DEMO_HOME
     state = CliState(home=home, home_given=True)
     with resources.as_file(resources.files("casebuilder.samples")) as folder:

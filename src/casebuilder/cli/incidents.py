@@ -4,13 +4,15 @@ from __future__ import annotations
 
 import json
 from datetime import date
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from casebuilder.cli.main import CliState, cli, opened_case
 from casebuilder.errors import CasebuilderError
-from casebuilder.resolution.summary import Incident
+
+if TYPE_CHECKING:
+    from casebuilder.resolution.summary import Incident
 
 
 def _properties(incidents: list[Incident]) -> list[dict[str, Any]]:
@@ -55,8 +57,11 @@ def incidents_command(
         rows = _properties(build_incidents(case))
         stale = stale_decisions(case)
     for d in stale:
-        click.echo(f"warning: the {d.action} of {d.incident_id} by {d.actor} ({d.at}) no longer "
-                   "matches any mention after re-extraction; review it", err=True)
+        click.echo(
+            f"warning: the {d.action} of {d.incident_id} by {d.actor} ({d.at}) no longer "
+            "matches any mention after re-extraction; review it",
+            err=True,
+        )
     since_d = since.date() if since else None
     until_d = until.date() if until else None
     chosen = [

@@ -5,14 +5,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from casebuilder.cli.main import CliState, cli, opened_case
-from casebuilder.cli.progress import RichIngestProgress, want_progress
 from casebuilder.errors import NotFound
-from casebuilder.intake.ingest import IngestReport, ingest
 from casebuilder.intake.walk import printable
 from casebuilder.preservation.case import Case
 from casebuilder.preservation.verify import (
@@ -20,7 +18,9 @@ from casebuilder.preservation.verify import (
     record_verification,
     verify_case,
 )
-from casebuilder.reporting.bundle import write_bundle
+
+if TYPE_CHECKING:
+    from casebuilder.intake.ingest import IngestReport
 from casebuilder.store.schema import CustodyEvent, Derivation, Item, Origin
 
 LIST_LIMIT = 60
@@ -107,6 +107,9 @@ def ingest_command(
     state: CliState, paths: tuple[Path, ...], show_progress: bool | None, extract: bool
 ) -> None:
     """Preserve files and folders (recursively) and read what can be read from them."""
+    from casebuilder.cli.progress import RichIngestProgress, want_progress
+    from casebuilder.intake.ingest import ingest
+
     with opened_case(state) as case:
         progress = RichIngestProgress() if want_progress(show_progress) else None
         try:
@@ -173,6 +176,8 @@ def verify_command(state: CliState, as_json: bool) -> None:
 @click.pass_obj
 def bundle_command(state: CliState, out: Path, items: tuple[int, ...]) -> None:
     """Write a BagIt court bundle that an expert can verify without casebuilder."""
+    from casebuilder.reporting.bundle import write_bundle
+
     with opened_case(state, create=False) as case:
         summary = write_bundle(case, out, item_ids=list(items) or None)
     click.echo(

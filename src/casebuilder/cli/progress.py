@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 from rich.console import Console
 from rich.progress import (
@@ -14,7 +15,8 @@ from rich.progress import (
     TransferSpeedColumn,
 )
 
-from casebuilder.intake.ingest import IngestOutcome
+if TYPE_CHECKING:
+    from casebuilder.intake.ingest import IngestOutcome
 
 
 def want_progress(flag: bool | None) -> bool:

@@ -17,8 +17,7 @@ import platform
 import re
 import xml.etree.ElementTree as ET
 from html.parser import HTMLParser
-
-import trafilatura
+from typing import Any
 
 from casebuilder.intake.handlers.base import (
     BID_NONE,
@@ -66,6 +65,14 @@ _BLOCK_TAGS = frozenset(
      "tbody", "thead", "tfoot", "tr", "ul"}
 )  # fmt: skip
 _HIDDEN_TAGS = frozenset({"script", "style", "noscript", "template", "head", "svg", "math"})
+
+
+def _trafilatura() -> Any:
+    """trafilatura, imported on first use: it is heavy, and the parsing itself runs in a
+    child process (intake/isolation.py), so the parent need not load it at all."""
+    import trafilatura
+
+    return trafilatura
 
 
 def _markup_start(head: bytes) -> str:
@@ -276,7 +283,7 @@ def main_text(html: str) -> str | None:
     trafilatura's own "txt" output ends every block and every <br> alike with one newline, which
     loses where paragraphs end; its XML keeps the structure, so the text is laid out from that.
     """
-    xml = trafilatura.extract(
+    xml = _trafilatura().extract(
         html,
         output_format="xml",
         include_comments=False,
@@ -356,7 +363,7 @@ class HtmlHandler:
         result = ParseResult(
             format="html",
             media_type="text/html",
-            tool=f"trafilatura {trafilatura.__version__}",
+            tool=f"trafilatura {_trafilatura().__version__}",
         )
         if decoded.warning:
             result.warnings.append(decoded.warning)
@@ -365,7 +372,7 @@ class HtmlHandler:
         result.metadata = metadata
         result.warnings.extend(warnings)
 
-        tool, tool_version = "trafilatura", str(trafilatura.__version__)
+        tool, tool_version = "trafilatura", str(_trafilatura().__version__)
         try:
             text = main_text(decoded.text)
         except Exception as exc:  # noqa: BLE001 - a heuristic over hostile markup; fall back

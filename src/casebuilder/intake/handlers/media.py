@@ -26,12 +26,6 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta
 from typing import Any, BinaryIO
 
-import hachoir
-import hachoir.core.config as hachoir_config
-from hachoir.core.log import log as hachoir_log
-from hachoir.metadata import extractMetadata
-from hachoir.parser import createParser
-
 from casebuilder.errors import UnreadableContent
 from casebuilder.intake.handlers.base import (
     BID_NONE,
@@ -47,8 +41,20 @@ from casebuilder.intake.handlers.text import extension
 
 # hachoir writes its parse warnings and errors to stderr unless told not to; what matters of
 # them reaches the item through the exceptions and missing values instead.
-hachoir_config.quiet = True
-hachoir_log.use_print = False
+
+
+def _hachoir() -> Any:
+    """hachoir, imported and silenced on first use (it is heavy; parsing runs in a child)."""
+    import hachoir
+    import hachoir.core.config as hachoir_config
+    import hachoir.metadata
+    import hachoir.parser
+    from hachoir.core.log import log as hachoir_log
+
+    hachoir_config.quiet = True
+    hachoir_log.use_print = False
+    return hachoir
+
 
 #: A moov box larger than this is not read for GPS (a real one is a few MB at most).
 MAX_MOOV_BYTES = 64 * 1024 * 1024
@@ -452,14 +458,14 @@ def hachoir_metadata(path: str, container: str) -> tuple[dict[str, JSONValue], l
     metadata: dict[str, JSONValue] = {}
     warnings: list[str] = []
     try:
-        parser = createParser(path)
+        parser = _hachoir().parser.createParser(path)
     except Exception as exc:  # hachoir raises anything at all on hostile input
         raise UnreadableContent(f"hachoir cannot open the file: {exc}") from exc
     if parser is None:
         raise UnreadableContent(f"hachoir does not recognise this {container} file")
     with parser:
         try:
-            meta = extractMetadata(parser)
+            meta = _hachoir().metadata.extractMetadata(parser)
         except Exception as exc:  # as above
             raise UnreadableContent(f"damaged {container} file: {exc}") from exc
         mime = getattr(parser, "mime_type", None)
@@ -563,7 +569,7 @@ class MediaHandler:
             media_type=mime
             if isinstance(mime, str)
             else _MIME.get(kind, "application/octet-stream"),
-            tool=f"hachoir {hachoir.__version__}",
+            tool=f"hachoir {_hachoir().__version__}",
             metadata=metadata,
             warnings=qt_warnings + warnings,
         )
