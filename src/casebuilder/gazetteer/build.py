@@ -174,11 +174,17 @@ def source_versions() -> dict[str, str]:
     digest = sha256()
     for name in DATA_FILES:
         digest.update(name.encode() + b"\0" + read_data_text(name).encode("utf-8") + b"\0")
+    # The code that builds the index is part of what it is built from: a changed rule must
+    # never be served a stale cached index.
+    code = sha256()
+    for path in sorted(Path(__file__).parent.glob("*.py")):
+        code.update(path.name.encode() + b"\0" + path.read_bytes())
     return {
         "index_format": str(INDEX_FORMAT),
         GEONAMES_PACKAGE: package_version(GEONAMES_PACKAGE),
         KATOTTG_PACKAGE: package_version(KATOTTG_PACKAGE),
         "casebuilder_data": digest.hexdigest()[:16],
+        "casebuilder_code": code.hexdigest()[:16],
     }
 
 
