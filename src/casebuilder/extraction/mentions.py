@@ -71,7 +71,7 @@ _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwe
                          "southwest", "north-east", "north-west", "south-east", "south-west",
                          "km", "kilometres", "kilometers", "miles"})
 _AREA_WORDS = frozenset({"suburbs", "suburb", "outskirts", "region", "oblast", "district",
-                         "area", "vicinity", "province"})
+                         "area", "vicinity", "province", "raion", "rayon"})
 _NEGATIONS = frozenset({"no", "not", "never", "without", "nothing", "none"})
 _CIVILIAN_WORDS = frozenset({"civilian", "civilians", "residents", "children", "women",
                              "elderly", "people", "shoppers", "passengers", "families",
@@ -284,9 +284,17 @@ class MentionExtractor:
         (Kharkivskyi, Kharkiv)" decide between places of the same name. A name the gazetteer
         will not place stays unplaced rather than taking its first candidate."""
         resolutions = self.gazetteer.resolve_mentions(toponyms)
-        return [(toponym, resolution.place)
-                for toponym, resolution in zip(toponyms, resolutions, strict=True)
-                if resolution.place is not None]
+        out = []
+        for toponym, resolution in zip(toponyms, resolutions, strict=True):
+            place = resolution.place
+            words = toponym.text.lower().split()
+            if words and words[-1] in _AREA_WORDS and toponym.candidates and \
+                    toponym.candidates[0].feature_kind == "region":
+                # "the Bilhorod-Dnistrovskyi district" names the raion, not its town
+                place = toponym.candidates[0]
+            if place is not None:
+                out.append((toponym, place))
+        return out
 
     # -- one sentence -------------------------------------------------------------------
     def _sentence_facts(self, sentence: Sentence, attribution: Attribution,
