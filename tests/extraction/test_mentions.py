@@ -54,3 +54,32 @@ def test_according_to_a_regional_governor_does_not_make_a_second_incident(extrac
     places = [m.place.name for m in mentions if m.place]
     assert places == ["Shebekino"]
     assert [c.value["low"] for c in mentions[0].claims if c.kind == "killed"] == [1]
+
+
+def test_a_place_no_gazetteer_knows_is_kept_by_name_without_geometry(extraction_tools,
+                                                                     tmp_path):
+    (mention,) = extract(extraction_tools, "A drone strike on the village of Zbrukhovetske "
+                         "killed two civilians on Tuesday, regional officials said.")
+    assert mention.place is None and mention.place_name == "Zbrukhovetske"
+    assert [c.value["low"] for c in mention.claims if c.kind == "killed"] == [2]
+    import json
+
+    from casebuilder.extraction.run import extract_items
+    from casebuilder.intake.ingest import ingest
+    from casebuilder.preservation.case import init_case
+    from casebuilder.reporting.export import render
+    from casebuilder.resolution.incidents import build_incidents
+
+    report = tmp_path / "r.txt"
+    report.write_text("A drone strike on the village of Zbrukhovetske killed two civilians "
+                      "on Tuesday, regional officials said.\n")
+    case = init_case(tmp_path / "home", environ={})
+    try:
+        ingest(case, [report])
+        extract_items(case, extraction_tools)
+        (feature,) = json.loads(render(build_incidents(case), "geojson"))["features"]
+    finally:
+        case.close()
+    assert feature["geometry"] is None
+    assert feature["properties"]["place"] == "Zbrukhovetske"
+    assert feature["properties"]["precision"] is None

@@ -469,6 +469,10 @@ class MentionExtractor:
                 elif not places and document_place is not None and \
                         self._single_incident(facts, regions_named):
                     targets = [self._mention_for(mentions, fact, document_place, source)]
+                elif not places and not fact.places and (unknown := _unknown_place(fact)):
+                    # "in the village of Zarichne" that no gazetteer knows: kept by name, with
+                    # no geometry, rather than dropped
+                    targets = [self._unplaced_mention(mentions, fact, unknown, source)]
                 else:
                     targets = [self._mention_for(mentions, fact, place, source)
                                for place in places]
@@ -578,6 +582,18 @@ class MentionExtractor:
         coarse = [(t.text, p) for t, p, role in fact.places if role == "event"
                   and p.feature_kind == "region" and t.start > 0]
         return _unique(coarse[:1])
+
+    @staticmethod
+    def _unplaced_mention(mentions: list[IncidentMention], fact: _SentenceFacts, name: str,
+                          source: SourceText) -> IncidentMention:
+        for mention in mentions:
+            if mention.place is None and mention.place_name == name and \
+                    mention.situation == fact.situation:
+                return mention
+        mention = IncidentMention(source.item_id, name, None, fact.situation,
+                                  fact.sentence.paragraph, first_sentence=fact.sentence.index)
+        mentions.append(mention)
+        return mention
 
     def _regional_centre(self, region: Place) -> Place | None:
         """The city a region is named after, when it is the region's centre."""
@@ -833,6 +849,17 @@ class MentionExtractor:
             claim("military_objective", {"words": first.text, "claimed_by":
                                          fact.attribution.speaker}, first.start, first.end,
                   "claimed-target")
+
+
+_UNKNOWN_PLACE = re.compile(
+    r"\b(?:village|town|city|settlement|hamlet|suburb)\s+of\s+"
+    r"(?P<name>[A-ZА-ЯІЇЄҐ][\w'’-]+(?:[ -][A-ZА-ЯІЇЄҐ][\w'’-]+)?)")
+
+
+def _unknown_place(fact: _SentenceFacts) -> str | None:
+    """A settlement the text names as one ("the village of Zarichne") but no gazetteer knows."""
+    match = _UNKNOWN_PLACE.search(fact.sentence.text)
+    return match.group("name") if match else None
 
 
 def _as_of(mention: DateMention, sentence: Sentence) -> DateMention:
