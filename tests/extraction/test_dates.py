@@ -249,10 +249,11 @@ def test_without_a_publication_date_only_self_contained_dates(resolver, sentence
     assert found == expected
 
 
-def test_slashed_dates_only_when_unambiguous(resolver):
+def test_slashed_dates_read_as_written_and_ambiguous_ones_day_first(resolver):
     found = resolver.find("Filed 25/03/2022, amended 03/25/2022, signed 04/03/2022.", None)
     assert [(m.expression, m.value.iso()) for m in found] == [
-        ("25/03/2022", "2022-03-25"), ("03/25/2022", "2022-03-25")]
+        ("25/03/2022", "2022-03-25"), ("03/25/2022", "2022-03-25"),
+        ("04/03/2022", "2022-03-04")]
 
 
 def test_publication_as_datetime_is_its_date(resolver):

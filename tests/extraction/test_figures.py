@@ -7,7 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from casebuilder.extraction.figures import find_figures
+from casebuilder.extraction.figures import find_fatality_fields, find_figures
 
 
 def summary(sentence):
@@ -273,3 +273,22 @@ def test_find_figures_never_raises_and_spans_match(text, base):
         assert figure.low is None or figure.low >= 0
         assert figure.high is None or figure.low is None or figure.low <= figure.high
         assert figure.low is not None or figure.high is not None
+
+
+@pytest.mark.parametrize(("text", "expected"), [
+    ("Fatalities: 3", [("killed", 3, None)]),
+    ("Killed: 2. Injured: 5", [("killed", 2, None), ("injured", 5, None)]),
+    ("Strike on a bus stop, 2 civ KIA, 3 WIA", [("killed", 2, "civilians"),
+                                               ("injured", 3, None)]),
+    ("Type: shelling. Dead = 1,204", [("killed", 1204, None)]),
+])
+def test_record_fields_and_monitor_shorthand(text, expected):
+    figures = sorted(find_fatality_fields(text), key=lambda f: f.start)
+    assert [(f.measure, f.low, f.population) for f in figures] == expected
+    assert all(text[f.start:f.end] == f.text and f.rule == "record-field" for f in figures)
+
+
+@pytest.mark.parametrize("text", ["The KIA Sportage was hit.", "Killed: none reported",
+                                  "He was wounded: badly."])
+def test_record_fields_need_a_number(text):
+    assert find_fatality_fields(text) == []

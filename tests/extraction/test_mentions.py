@@ -83,3 +83,21 @@ def test_a_place_no_gazetteer_knows_is_kept_by_name_without_geometry(extraction_
     assert feature["geometry"] is None
     assert feature["properties"]["place"] == "Zbrukhovetske"
     assert feature["properties"]["precision"] is None
+
+
+def test_a_running_total_since_a_date_is_not_one_attacks_toll(extraction_tools):
+    def killed(text):
+        return [c.value["low"] for m in extract(extraction_tools, text) for c in m.claims
+                if c.kind == "killed" and not c.value.get("cumulative")]
+
+    assert killed("Shelling of residential areas in Kharkiv on Monday killed 40 civilians.") \
+        == [40]
+    assert killed("Since 1 March, shelling of residential areas in Kharkiv has killed 40 "
+                  "civilians.") == []
+
+
+def test_a_monitoring_record_field_gives_the_toll(extraction_tools):
+    (mention,) = extract(extraction_tools,
+        "Shelling of a residential area in Kharkiv on 3 April. Killed: 2. Injured: 5.")
+    values = {c.kind: c.value["low"] for c in mention.claims if c.kind in ("killed", "injured")}
+    assert values == {"killed": 2, "injured": 5}

@@ -609,14 +609,13 @@ class DateResolver:
                 _published: date | None) -> _Resolved | None:
         first, second, year = (int(part) for part in re.split(r"[./]", expression))
         if "/" in expression:
-            # Slashes are written day-first and month-first alike: only an unambiguous one
-            # is taken.
-            if first > 12 >= second:
-                day, month = first, second
-            elif second > 12 >= first:
+            # Slashes are written day-first and month-first alike. An unambiguous one is read
+            # as written; an ambiguous one (04/07/2022) day-first, as Ukrainian, Russian and
+            # European sources and monitors write dates (rule "numeric-date-day-first").
+            if second > 12 >= first:
                 day, month = second, first
             else:
-                return None
+                day, month = first, second
         else:
             day, month = first, second
         try:

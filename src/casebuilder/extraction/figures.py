@@ -748,16 +748,28 @@ def find_single_victims(text: str, *, base: int = 0) -> list[CasualtyFigure]:
     return out
 
 
-_FATALITIES_FIELD = re.compile(r"\bfatalities\s*[:=]\s*(?P<n>\d[\d,]*)", re.IGNORECASE)
+_FIELDS: Final[tuple[tuple[re.Pattern[str], Measure], ...]] = (
+    (re.compile(r"\b(?:fatalities|killed|dead|deaths)\s*[:=]\s*(?P<n>\d[\d,]*)",
+                re.IGNORECASE), "killed"),
+    (re.compile(r"\b(?:injured|wounded|injuries)\s*[:=]\s*(?P<n>\d[\d,]*)", re.IGNORECASE),
+     "injured"),
+    # Monitors' shorthand: "2 civ KIA, 3 WIA", "1 KIA"
+    (re.compile(r"\b(?P<n>\d{1,4})\s*(?P<civ>civ(?:ilians?)?\.?\s*)?KIA\b"), "killed"),
+    (re.compile(r"\b(?P<n>\d{1,4})\s*(?P<civ>civ(?:ilians?)?\.?\s*)?WIA\b"), "injured"),
+)
 
 
 def find_fatality_fields(text: str, *, base: int = 0) -> list[CasualtyFigure]:
-    """Monitoring records state tolls as fields: "Fatalities: 3"."""
+    """Monitoring records state tolls as fields or shorthand: "Fatalities: 3", "Killed: 2",
+    "2 civ KIA, 3 WIA"."""
     out = []
-    for match in _FATALITIES_FIELD.finditer(text):
-        n = int(match.group("n").replace(",", ""))
-        out.append(CasualtyFigure(start=base + match.start(), end=base + match.end(),
-                                  text=match.group(0), measure="killed", low=n, high=n,
-                                  qualifier="exact", population=None, subgroup=False,
-                                  cumulative=False, rule="fatalities-field"))
+    for pattern, measure in _FIELDS:
+        for match in pattern.finditer(text):
+            n = int(match.group("n").replace(",", ""))
+            civilian = "civ" in match.groupdict() and match.group("civ")
+            out.append(CasualtyFigure(
+                start=base + match.start(), end=base + match.end(), text=match.group(0),
+                measure=measure, low=n, high=n, qualifier="exact",
+                population="civilians" if civilian else None, subgroup=False,
+                cumulative=False, rule="record-field"))
     return out

@@ -59,6 +59,7 @@ _POPULATED_WORDS = frozenset({"city", "cities", "town", "towns", "village", "vil
                               "settlement", "settlements", "neighbourhood", "neighborhood",
                               "suburb", "suburbs", "outskirts", "centre", "center", "downtown",
                               "residential", "district", "districts", "streets", "street"})
+_SINCE_START = re.compile(r"\s*(?:since|from the start of|so far (?:this|in))\b", re.IGNORECASE)
 _SAME_DAY = re.compile(r"\b(?:the same day|later that day|earlier that day|that (?:morning|"
                        r"afternoon|evening|night|day)|the next day|the following day|"
                        r"the day after)\b", re.IGNORECASE)
@@ -304,9 +305,14 @@ class MentionExtractor:
         weapons = [w for w in self._weapons.find(tokens) if w.payload]
         targets = self._targets.find(tokens)
         figures = find_figures(sentence.text, base=sentence.start)
+        fields = [f for f in find_fatality_fields(sentence.text, base=sentence.start)
+                  if not any(f.measure == g.measure for g in figures)]
+        figures += fields
         if not any(f.measure == "killed" for f in figures):
-            figures += find_fatality_fields(sentence.text, base=sentence.start) or \
-                find_single_victims(sentence.text, base=sentence.start)
+            figures += find_single_victims(sentence.text, base=sentence.start)
+        if _SINCE_START.match(sentence.text):
+            # "Since 1 March, shelling has killed 40": a running total, not one attack's toll
+            figures = [replace(f, cumulative=True) for f in figures]
         dates = [_as_of(d, sentence) for d in
                  self.dates.find(sentence.text, source.published, base=sentence.start)]
         actors = self._actors.find(tokens)
