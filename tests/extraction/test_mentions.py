@@ -101,3 +101,35 @@ def test_a_monitoring_record_field_gives_the_toll(extraction_tools):
         "Shelling of a residential area in Kharkiv on 3 April. Killed: 2. Injured: 5.")
     values = {c.kind: c.value["low"] for c in mention.claims if c.kind in ("killed", "injured")}
     assert values == {"killed": 2, "injured": 5}
+
+
+def test_an_unknown_village_attacked_on_two_days_is_two_mentions(extraction_tools):
+    mentions = extract(extraction_tools,
+        "On 3 March shelling killed three civilians in the village of Zbrukhovetske. On 9 March "
+        "another strike on the village of Zbrukhovetske killed nine people.")
+    assert [(m.place_name, m.place, m.event_date()[0].iso(),
+             [c.value["low"] for c in m.claims if c.kind == "killed"]) for m in mentions] == [
+        ("Zbrukhovetske", None, "2022-03-03", [3]), ("Zbrukhovetske", None, "2022-03-09", [9])]
+
+
+def test_an_unknown_village_named_as_the_speakers_office_is_not_the_attack_place(
+        extraction_tools):
+    mentions = extract(extraction_tools,
+        "On Monday a missile hit a school in the village of Zbrukhovetske, killing two. The "
+        "strike also destroyed five houses, the head of the village of Novyi Zbruch said.")
+    assert [m.place_name for m in mentions] == ["Zbrukhovetske"]
+    # with nothing else to go on, the speaker's village is the best place, as for known ones
+    (alone,) = extract(extraction_tools, "Shelling destroyed ten houses on Monday, the head "
+                       "of the village of Novyi Zbruch said.")
+    assert alone.place_name == "Novyi Zbruch"
+
+
+def test_one_toll_and_weapon_for_two_places_stays_with_both(extraction_tools):
+    mentions = by_place(extract(extraction_tools,
+        "On Monday Russian forces shelled Kramatorsk and Sloviansk with Smerch rockets, "
+        "killing three."))
+    for name in ("Kramatorsk", "Sloviansk"):
+        claims = mentions[name].claims
+        assert [(c.value["low"], c.value["shared_by"]) for c in claims
+                if c.kind == "killed"] == [(3, ["Kramatorsk", "Sloviansk"])]
+        assert "Smerch" in {c.value["weapon"] for c in claims if c.kind == "weapon"}

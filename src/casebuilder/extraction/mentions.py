@@ -475,7 +475,8 @@ class MentionExtractor:
                 elif not places and document_place is not None and \
                         self._single_incident(facts, regions_named):
                     targets = [self._mention_for(mentions, fact, document_place, source)]
-                elif not places and not fact.places and (unknown := _unknown_place(fact)):
+                elif not places and not fact.places and (
+                        unknown := _unknown_place(fact, speaker_ok=True)):
                     # "in the village of Zarichne" that no gazetteer knows: kept by name, with
                     # no geometry, rather than dropped
                     targets = [self._unplaced_mention(mentions, fact, unknown, source)]
@@ -507,6 +508,9 @@ class MentionExtractor:
     @staticmethod
     def _elsewhere(fact: _SentenceFacts, focus: IncidentMention) -> bool:
         """Does the sentence name a place (even a region) that is not the focus's?"""
+        if not fact.places and _unknown_place(fact) is not None:
+            # a village no gazetteer knows: matched by name and date where it is handled
+            return True
         if focus.place is None:
             return False
         new_paragraph = fact.sentence.paragraph != focus.paragraph_last
@@ -592,9 +596,14 @@ class MentionExtractor:
     @staticmethod
     def _unplaced_mention(mentions: list[IncidentMention], fact: _SentenceFacts, name: str,
                           source: SourceText) -> IncidentMention:
+        event_dates = [d.value for d in fact.dates if d.role == "event"]
         for mention in mentions:
             if mention.place is None and mention.place_name == name and \
                     mention.situation == fact.situation:
+                existing, _, _ = mention.event_date()
+                if existing is not None and event_dates and not fact.situation and not any(
+                        existing.overlaps(d) for d in event_dates):
+                    continue  # the same unknown village attacked again on another day
                 return mention
         mention = IncidentMention(source.item_id, name, None, fact.situation,
                                   fact.sentence.paragraph, first_sentence=fact.sentence.index)
@@ -705,12 +714,12 @@ class MentionExtractor:
             claim("date", {"iso": d.value.iso(), "precision": d.value.precision,
                            "expression": d.expression, "role": d.role,
                            "distance": distance}, d.start, d.end, d.rule)
-        owner = self._owner_of(fact)
+        owners = _ValueOwners.of(fact)
 
         def mine(start: int) -> bool:
             """In a sentence naming two places ("five killed in Kramatorsk, while shelling in
             Sloviansk injured two"), a value belongs to the place named nearest it."""
-            found = owner(start)
+            found = owners.owner(start)
             return found is None or mention.place is None or _same_place(found, mention.place)
 
         for figure in fact.figures:
@@ -726,7 +735,8 @@ class MentionExtractor:
                                    "subgroup": figure.subgroup,
                                    "cumulative": figure.cumulative, "text": figure.text,
                                    "earlier_report": figure.rule == "reported-earlier"
-                                   or "earlier" in figure.rule},
+                                   or "earlier" in figure.rule,
+                                   "shared_by": owners.shared_by},
                   figure.start, figure.end, f"figure-{figure.rule}")
         seen_weapons: set[str] = set()
         for w in fact.weapons:
@@ -766,23 +776,6 @@ class MentionExtractor:
                 claim("date", {"iso": value.iso(), "precision": value.precision,
                                "expression": relative.expression, "role": "event"},
                       relative.start, relative.end, "relative-to-main-event")
-
-    @staticmethod
-    def _owner_of(fact: _SentenceFacts) -> Any:
-        """For a sentence with several fine event places, which place a position belongs to
-        (the nearest place name); None when the sentence names one place or none."""
-        places = [(t, p) for t, p, role in fact.places if role == "event"
-                  and p.feature_kind in {"settlement", "city_district", "feature"}]
-        distinct = {p.gazetteer_id for _, p in places}
-
-        def owner(start: int) -> Place | None:
-            if len(distinct) < 2:
-                return None
-            nearest = min(places, key=lambda tp: min(abs(start - tp[0].start),
-                                                      abs(start - tp[0].end)))
-            return nearest[1]
-
-        return owner
 
     def _perpetrator_claims(self, fact: _SentenceFacts, claim: Any) -> None:
         a = fact.attribution
@@ -857,15 +850,67 @@ class MentionExtractor:
                   "claimed-target")
 
 
+@dataclass(frozen=True)
+class _ValueOwners:
+    """Which of the fine event places a sentence names each of its values belongs to.
+
+    Values split between places only when every place has a value nearer to it than to any
+    other ("five killed in Kramatorsk, while shelling in Sloviansk injured two"). Otherwise
+    the values are shared: "shelled Kramatorsk and Sloviansk with Smerch rockets, killing
+    three" gives one weapon and one toll for both, so neither place loses them, and the toll
+    records the places it was given for (``shared_by``) so it is never read as each place's
+    own."""
+
+    places: tuple[tuple[ToponymMention, Place], ...]
+    split: bool
+    shared_by: list[str]
+
+    @classmethod
+    def of(cls, fact: _SentenceFacts) -> _ValueOwners:
+        places = tuple((t, p) for t, p, role in fact.places if role == "event"
+                       and p.feature_kind in {"settlement", "city_district", "feature"})
+        distinct = {p.gazetteer_id for _, p in places}
+        owners = cls(places, False, [])
+        positions = [f.start for f in fact.figures
+                     if f.measure in {"killed", "injured", "missing", "casualties"}]
+        positions += [w.start for w in fact.weapons] + [t.start for t in fact.targets]
+        if len(distinct) < 2:
+            return owners
+        if {owners._nearest(p).gazetteer_id for p in positions} == distinct:
+            return cls(places, True, [])
+        return cls(places, False, [name for name, _ in _unique([(t.text, p)
+                                                                for t, p in places])])
+
+    def _nearest(self, start: int) -> Place:
+        return min(self.places, key=lambda tp: min(abs(start - tp[0].start),
+                                                    abs(start - tp[0].end)))[1]
+
+    def owner(self, start: int) -> Place | None:
+        """The place a value at ``start`` belongs to; None when it is shared by all."""
+        return self._nearest(start) if self.split else None
+
+
 _UNKNOWN_PLACE = re.compile(
     r"\b(?:village|town|city|settlement|hamlet|suburb)\s+of\s+"
     r"(?P<name>[A-ZА-ЯІЇЄҐ][\w'’-]+(?:[ -][A-ZА-ЯІЇЄҐ][\w'’-]+)?)")
 
 
-def _unknown_place(fact: _SentenceFacts) -> str | None:
-    """A settlement the text names as one ("the village of Zarichne") but no gazetteer knows."""
-    match = _UNKNOWN_PLACE.search(fact.sentence.text)
-    return match.group("name") if match else None
+def _unknown_place(fact: _SentenceFacts, *, speaker_ok: bool = False) -> str | None:
+    """A settlement the text names as one ("the village of Zarichne") but no gazetteer knows.
+    One named only as the speaker's office ("the head of the village of Zarichne said") is
+    who speaks, not where; with ``speaker_ok`` it is the fallback, as for known places."""
+    a = fact.attribution
+    speaker = None
+    for match in _UNKNOWN_PLACE.finditer(fact.sentence.text):
+        start = fact.sentence.start + match.start("name")
+        before = fact.sentence.text[: match.start()].lower().split()[-3:]
+        if (a.start is not None and a.end is not None and a.start <= start < a.end) or any(
+                w in {"head", "mayor", "chief", "administration", "council", "elder"}
+                for w in before):
+            speaker = speaker or match.group("name")
+            continue
+        return match.group("name")
+    return speaker if speaker_ok else None
 
 
 def _as_of(mention: DateMention, sentence: Sentence) -> DateMention:
