@@ -35,3 +35,30 @@ def test_sqlite_runs_in_wal_mode(case):
     with case.engine.connect() as conn:
         mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
     assert mode == "wal"
+
+
+def test_a_database_url_holding_a_percent_sign_migrates(tmp_path: Path):
+    # A "%" in the URL (here a literal one in the path, rendered as "%25") must not reach
+    # Alembic's configparser as an interpolation reference.
+    folder = tmp_path / "100% evidence"
+    folder.mkdir()
+    engine = make_engine(sqlite_url(folder / "m.db"))
+    upgrade_db(engine)
+    assert current_revision(engine) == HEAD
+    assert (folder / "m.db").is_file()
+
+
+def test_a_case_whose_database_url_holds_a_percent_sign_opens(tmp_path: Path):
+    from casebuilder.preservation.case import DATABASE_ENV, init_case, open_case
+
+    # A URL-encoded path: the database lives in "db%dir", written "db%25dir" in the URL.
+    folder = tmp_path / "db%dir"
+    folder.mkdir()
+    environ = {DATABASE_ENV: f"sqlite:///{tmp_path}/db%25dir/case.db"}
+    init_case(tmp_path / "home", name="percent", environ=environ).close()
+    case = open_case(tmp_path / "home", environ=environ)
+    try:
+        assert current_revision(case.engine) == HEAD
+    finally:
+        case.close()
+    assert (folder / "case.db").is_file()
