@@ -272,3 +272,91 @@ def test_the_manual_contents_check_in_verify_md(full, tmp_path):
     assert f"('4', '{sha256}')" in run()
     undo()
     assert "differences: none" in run()
+
+
+def test_a_bundle_made_while_another_was_being_written_passes(tmp_path, dev_reports):
+    """write_bundle records its entry and checkpoints before it takes the lock to write the bag,
+    so another bundle's entry can come after its own in the log it carries: the checker must
+    use the entry bag-info.txt names, not the last 'bundle' entry."""
+    from sqlalchemy import select
+
+    from casebuilder.preservation.custody import case_lock
+    from casebuilder.preservation.items import item_ref
+    from casebuilder.reporting.bundle import _write_bundle_locked
+    from casebuilder.store.schema import Item
+
+    case = init_case(tmp_path / "home", name="two bundles at once", environ={})
+    try:
+        ingest(case, [dev_reports])
+        # Bundle A, first half: its entry is recorded and checkpointed...
+        with case.session() as session:
+            refs = [item_ref(i) for i in session.execute(select(Item).where(Item.id == 1))
+                    .scalars()]
+        with case.transaction() as tx:
+            entry_a = tx.record("bundle", refs,
+                                {"output": "a", "format": "bagit", "item_count": 1})
+        case.checkpoint()
+        # ...then bundle B is made from start to end...
+        write_bundle(case, tmp_path / "b", item_ids=[2])
+        # ...and only then A's bag is written.
+        with case_lock(case.paths.lock):
+            _write_bundle_locked(case, tmp_path / "a", [1], False, entry_a)
+    finally:
+        case.close()
+    a, b = tmp_path / "a", tmp_path / "b"
+    assert bundle_entry(a)[0] > entry_a  # B's entry is the last 'bundle' entry of A's log
+    assert f"Casebuilder-Bundle-Entry: {entry_a}\n" in (a / "bag-info.txt").read_text()
+    for bag in (a, b):
+        assert_passes(bag)
+
+
+def set_bundle_entry(bag: Path, value: str | None) -> None:
+    """Rewrite (or with None, remove) Casebuilder-Bundle-Entry, and the tag manifests to
+    match, so only the custody checks can catch it."""
+    path = bag / "bag-info.txt"
+    lines = [line for line in path.read_text(encoding="utf-8").splitlines()
+             if not line.startswith("Casebuilder-Bundle-Entry:")]
+    if value is not None:
+        lines.append(f"Casebuilder-Bundle-Entry: {value}")
+    path.write_text("\n".join(lines) + "\n", encoding="utf-8")
+    rebag(bag)
+
+
+def test_bag_info_naming_another_bundles_entry_is_caught(full, two):
+    """'two' (items 2 and 3) was made after 'all', so its log holds the entry of 'all' too."""
+    own, _ = bundle_entry(two)
+    other, _ = bundle_entry(full)
+    assert other < own
+    set_bundle_entry(two, str(other))
+    assert_caught(two, f"bag-info.txt Casebuilder-Bundle-Entry: names log.jsonl line "
+                       f"{other + 1} (entry {other}), which wrote the bundle 'all'",
+                  "but this bundle's folder is 'two'",
+                  "[contents] data/items/1/: is missing")
+    set_bundle_entry(two, str(own))
+    assert_passes(two)
+
+
+@pytest.mark.parametrize(
+    ("value", "message"),
+    [
+        (None, "bag-info.txt: must have one Casebuilder-Bundle-Entry (the log entry that made "
+               "this bundle), has 0"),
+        ("1", "names log.jsonl line 2 (entry 1), whose action is 'ingest': not a 'bundle' entry"),
+        ("100000", "names entry 100000, but the checkpoint covers only entries 0 to"),
+        ("seven", "Casebuilder-Bundle-Entry: is 'seven', not a log entry number"),
+    ],
+)
+def test_a_missing_or_wrong_bundle_entry_in_bag_info_fails(two, value, message):
+    own, _ = bundle_entry(two)
+    set_bundle_entry(two, value)
+    output = assert_caught(two, message)
+    assert "no 'bundle' entry of this bundle to check against" in output
+    set_bundle_entry(two, str(own))
+    assert_passes(two)
+
+
+def test_a_renamed_bundle_folder_is_reported(two, tmp_path):
+    renamed = two.rename(tmp_path / "renamed")
+    assert_caught(renamed, "which wrote the bundle 'two'", "this bundle's folder is 'renamed'",
+                  "give it back its name")
+    assert_passes(renamed.rename(tmp_path / "two"))

@@ -233,7 +233,8 @@ def rebag(root: Path) -> None:
         "Bagging-Date: 2026-11-29\n"
         f"Payload-Oxum: {octets}.{len(payload)}\n"
         "Bag-Software-Agent: casebuilder 0.1.0 (hand-built test bundle)\n"
-        f"Casebuilder-Case-Id: {CASE_ID}\n",
+        f"Casebuilder-Case-Id: {CASE_ID}\n"
+        "Casebuilder-Bundle-Entry: 5\n",
         encoding="utf-8",
     )
     for algorithm in ("sha256", "sha512"):

@@ -30,10 +30,13 @@ What it checks:
   5. Items: item.json's sha256, sha512 and size match the stored file; the inclusion proof's
      leaf hash is the hash of log line entry_index; that entry lists the item with the same
      sha256; the proof leads to the checkpoint's root.
-  6. Contents: the last "bundle" entry of the log (the entry that made this bundle) lists
-     exactly the items in data/items/, each with the same sha256, sha512, size and role: an
-     item removed from the bundle, or added to it afterwards, is found even when the manifests
-     and Payload-Oxum were rewritten to match.
+  6. Contents: the log entry that made this bundle, named by Casebuilder-Bundle-Entry in
+     bag-info.txt, is a "bundle" entry covered by the checkpoint, its recorded output is this
+     bundle's folder name (without .zip for a zipped bundle), and it lists exactly the items in
+     data/items/, each with the same sha256, sha512, size and role: an item removed from the
+     bundle, or added to it afterwards, is found even when the manifests and Payload-Oxum were
+     rewritten to match. (Another bundle may have been made while this one was being written,
+     so its entry is not necessarily the last "bundle" entry of the log.)
   7. History: every origin in item.json is the receipt ("ingest" entry) it names: same item
      and sha256, received_at is the entry's time, the same actor, name, source path, relation,
      parent, sidecar, file time and collection digest; every receipt of the item in the log is
@@ -1449,13 +1452,55 @@ def name_order(name: str) -> tuple[int, int, str]:
     return (0, int(name), "") if re.match(r"^[0-9]+$", name) else (1, 0, name)
 
 
-def last_bundle_entry(log: CustodyLog) -> int | None:
-    """The index of the log's last "bundle" entry: the one that made this bundle."""
-    for index in range(len(log.entries) - 1, -1, -1):
-        entry = log.entries[index]
-        if entry is not None and entry.get("action") == "bundle":
-            return index
-    return None
+BUNDLE_ENTRY_FIELD = "Casebuilder-Bundle-Entry"
+
+
+def bundle_entry_index(info: dict[str, list[str]], log: CustodyLog,
+                       checkpoint: Checkpoint | None, bag_name: str,
+                       report: Report) -> int | None:
+    """The log entry that made this bundle: the one bag-info.txt's Casebuilder-Bundle-Entry
+    names, which must be a "bundle" entry covered by the checkpoint, written under this bag's
+    name. Returns its index, or None when no usable entry is named (reported here)."""
+    where = f"bag-info.txt {BUNDLE_ENTRY_FIELD}"
+    values = info.get(BUNDLE_ENTRY_FIELD, [])
+    if len(values) != 1:
+        report.fail("contents", "bag-info.txt",
+                    f"must have one {BUNDLE_ENTRY_FIELD} (the log entry that made this bundle), "
+                    f"has {len(values)}, so which items this bundle must hold is unknown")
+        return None
+    if not re.match(r"^[0-9]+$", values[0]):
+        report.fail("contents", where, f"is {values[0]!r}, not a log entry number")
+        return None
+    index = int(values[0])
+    covered = len(log.lines)
+    if checkpoint is not None and checkpoint.tree_size is not None:
+        covered = min(covered, checkpoint.tree_size)
+    if index >= covered:
+        report.fail("contents", where,
+                    f"names entry {index}, but the checkpoint covers only entries 0 to "
+                    f"{covered - 1}: the entry that made this bundle must be signed")
+        return None
+    entry = log.entries[index]
+    if entry is None:
+        return None  # the line is unreadable: already reported in step 2
+    if entry.get("action") != "bundle":
+        report.fail("contents", where,
+                    f"names {entry_place(index)}, whose action is "
+                    f"{shown(str(entry.get('action')))!r}: not a 'bundle' entry, so not the "
+                    "entry that made this bundle")
+        return None
+    details = entry_details(entry)
+    output, written_as = details.get("output"), details.get("format")
+    expected = output
+    if written_as == "zip" and isinstance(output, str) and output.lower().endswith(".zip"):
+        expected = output[:-4]  # the zip holds one folder named after it, without .zip
+    if not isinstance(expected, str) or expected != bag_name:
+        report.fail("contents", where,
+                    f"names {entry_place(index)}, which wrote the bundle {output!r} "
+                    f"(format {written_as!r}), but this bundle's folder is {bag_name!r}: if the "
+                    f"folder was renamed, give it back its name and check it again; if not, "
+                    "bag-info.txt names the entry of another bundle")
+    return index
 
 
 def listed_items(entry: dict[str, object], place: str,
@@ -1479,16 +1524,15 @@ def listed_items(entry: dict[str, object], place: str,
     return listed
 
 
-def check_contents(log: CustodyLog | None, held: dict[str, dict[str, object] | None],
+def check_contents(bag: Bag, info: dict[str, list[str]], log: CustodyLog | None,
+                   checkpoint: Checkpoint | None, held: dict[str, dict[str, object] | None],
                    report: Report) -> None:
     """Step 6: the items in data/items/ are exactly those the bundle's own entry lists."""
     if log is None:
         return  # already reported: without the log nothing says what the bundle should hold
-    index = last_bundle_entry(log)
+    index = bundle_entry_index(info, log, checkpoint, bag.root.resolve().name, report)
     if index is None:
-        report.fail("contents", f"{CUSTODY}/log.jsonl",
-                    "holds no 'bundle' entry, so which items this bundle must hold is unknown")
-        report.count("contents", 0, len(held), "no 'bundle' entry to check against")
+        report.count("contents", 0, len(held), "no 'bundle' entry of this bundle to check against")
         return
     place = entry_place(index)
     entry = log.entries[index] or {}
@@ -1722,7 +1766,7 @@ def verify_bundle(bundle: Path) -> Report:
     _guarded(report, "checkpoints.jsonl",
              lambda: check_earlier_checkpoints(bag, log, key, latest, report))
     held = _guarded(report, "items", lambda: check_items(bag, log, latest, report)) or {}
-    _guarded(report, "contents", lambda: check_contents(log, held, report))
+    _guarded(report, "contents", lambda: check_contents(bag, info, log, latest, held, report))
     _guarded(report, "history", lambda: check_history(log, held, report))
     if log is not None and log.case_id is not None:
         for value in info.get("Casebuilder-Case-Id", []):
