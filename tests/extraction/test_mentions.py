@@ -133,3 +133,27 @@ def test_one_toll_and_weapon_for_two_places_stays_with_both(extraction_tools):
         assert [(c.value["low"], c.value["shared_by"]) for c in claims
                 if c.kind == "killed"] == [(3, ["Kramatorsk", "Sloviansk"])]
         assert "Smerch" in {c.value["weapon"] for c in claims if c.kind == "weapon"}
+
+
+def test_a_scene_setting_sentence_gives_place_and_date_to_the_harm_after_it(extraction_tools):
+    text = ("Between 3 and 30 March 2022, while the village of Yahidne was under the control of "
+            "Russian armed forces, soldiers forced the population into the school basement. "
+            "HRMMU interviewed 14 former detainees.")
+    (mention,) = extract(extraction_tools, text, published=date(2022, 6, 29))
+    assert mention.place_name == "Yahidne" and mention.categories == ["detention"]
+    when, _, rule = mention.event_date()
+    assert (when.iso(), rule) == ("2022-03-03/2022-03-30", "date-setting")
+    place = next(c for c in mention.claims if c.kind == "place")
+    assert text[place.provenance.char_start:place.provenance.char_end] == "Yahidne"
+
+
+def test_a_place_only_the_headline_names_is_cited_to_the_headline(extraction_tools):
+    title = "Uman: 23 dead after missile destroys apartment block"
+    (mention,) = extraction_tools.extractor.extract(SourceText(
+        1, "A Russian cruise missile hit an apartment block in the city early on Friday.\n\n"
+           "Ihor Taburets, head of the Cherkasy regional administration, said the missile was "
+           "one of about twenty launched that night.", title, "Desk", date(2023, 4, 29)))
+    assert mention.place_name == "Uman"
+    (place,) = [c for c in mention.claims if c.kind == "place"]
+    assert place.value["field"] == "title" and place.provenance.quote == title
+    assert title[place.provenance.char_start:place.provenance.char_end] == "Uman"

@@ -65,7 +65,9 @@ _SAME_DAY = re.compile(r"\b(?:the same day|later that day|earlier that day|that 
                        r"the day after)\b", re.IGNORECASE)
 _PERSON_WORDS = frozenset({"men", "women", "man", "woman", "them", "him", "her", "detainees",
                            "prisoners", "volunteers", "journalists", "officials", "teenagers",
-                           "boys", "girls", "mayor", "priest", "activists", "farmers"})
+                           "boys", "girls", "mayor", "priest", "activists", "farmers",
+                           "journalist", "volunteer", "activist", "teacher", "teachers",
+                           "population", "inhabitants", "persons"})
 _USE_VERBS = frozenset({"hit", "hits", "struck", "dropped", "launched", "fired", "fire",
                         "shelled", "targeted", "used", "landed", "exploded", "fell"})
 _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwest", "southeast",
@@ -73,6 +75,8 @@ _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwe
                          "km", "kilometres", "kilometers", "miles"})
 _AREA_WORDS = frozenset({"suburbs", "suburb", "outskirts", "region", "oblast", "district",
                          "area", "vicinity", "province", "raion", "rayon"})
+_OFFICE_WORDS = frozenset({"head", "chief", "governor", "mayor", "spokesman", "spokeswoman",
+                           "spokesperson", "secretary", "deputy", "official", "officials"})
 _NEGATIONS = frozenset({"no", "not", "never", "without", "nothing", "none"})
 _CIVILIAN_WORDS = frozenset({"civilian", "civilians", "residents", "children", "women",
                              "elderly", "people", "shoppers", "passengers", "families",
@@ -258,6 +262,7 @@ class MentionExtractor:
         self._military = PhraseMatcher(analyser, [(p, p) for p in v.military_objects])
         self._remnants = PhraseMatcher(analyser, [(p, p) for p in v.remnants])
         self._document_has_fine_place = False
+        self._title_place: tuple[ToponymMention, Place] | None = None
 
     # -- the document -------------------------------------------------------------------
     def extract(self, source: SourceText) -> list[IncidentMention]:
@@ -276,7 +281,41 @@ class MentionExtractor:
             fact.qualifies_previous = qualifies_previous
             facts.append(fact)
             previous = fact
-        return self._assemble(facts, source)
+        self._title_place = self._place_in_title(source)
+        mentions = self._assemble(facts, source)
+        self._cite_title_place(mentions, source)
+        return mentions
+
+    def _place_in_title(self, source: SourceText) -> tuple[ToponymMention, Place] | None:
+        """The settlement a headline names ("Uman: 23 dead after missile ..."). A report's
+        body often says only "the city" because its headline has already said which."""
+        if not source.title:
+            return None
+        toponyms = self.gazetteer.find_toponyms(source.title)
+        for toponym, resolution in zip(toponyms, self.gazetteer.resolve_mentions(toponyms),
+                                       strict=True):
+            place = resolution.place
+            if place is not None and place.feature_kind in {"settlement", "city_district",
+                                                            "feature"}:
+                return toponym, place
+        return None
+
+    def _cite_title_place(self, mentions: list[IncidentMention], source: SourceText) -> None:
+        """A mention placed by the headline cites the headline's words for its place."""
+        if self._title_place is None:
+            return
+        toponym, place = self._title_place
+        for mention in mentions:
+            if mention.place is None or mention.place.gazetteer_id != place.gazetteer_id or \
+                    any(c.kind == "place" for c in mention.claims):
+                continue
+            mention.claims.append(Claim(
+                "place", {"name": toponym.text, "gazetteer_id": place.gazetteer_id,
+                          "role": "event", "field": "title"},
+                Provenance(source.item_id, toponym.start, toponym.end, source.title, 0,
+                           len(source.title)),
+                Attribution(source.outlet or "the publishing outlet", "", "outlet", None, "",
+                            "stated"), "place-title"))
 
     def _resolve_places(self, toponyms: list[ToponymMention]
                         ) -> list[tuple[ToponymMention, Place]]:
@@ -389,8 +428,12 @@ class MentionExtractor:
     def _person_follows(tokens: list[Token], match: PhraseMatch[str]) -> bool:
         """"held at least 15 civilian men", "captured two residents": a person is the object."""
         after = tokens[match.last : match.last + 5]
+        # "villagers were taken away", "two men were being held": a person before a passive
+        before = tokens[max(0, match.first - 4) : match.first]
+        passive = any(t.lower in {"was", "were", "been", "being"} for t in before)
         return any(t.lower in _CIVILIAN_WORDS | _PERSON_WORDS or t.lower.isdigit()
-                   for t in after)
+                   for t in after) or (passive and any(
+                       t.lower in _CIVILIAN_WORDS | _PERSON_WORDS for t in before))
 
     @staticmethod
     def _place_role(tokens: list[Token], toponym: ToponymMention, attribution: Attribution
@@ -434,10 +477,12 @@ class MentionExtractor:
             return "person"
         # "the Donetsk regional military administration", "Kyiv Mayor": a place naming an
         # institution or office, not where the harm happened.
+        office = before == "of" and any(
+            t.lower in _OFFICE_WORDS for t in tokens[max(0, index - 4) : index])
         if following in {"regional", "mayor", "governor", "city", "council", "region's",
                          "oblast's", "administration", "prosecutor's", "prosecutors"} and \
-                before not in _EVENT_BEFORE:
-            return "institution"
+                (before not in _EVENT_BEFORE or office):
+            return "institution"  # also "the head of the Cherkasy regional administration"
         return "event"
 
     # -- the mentions -------------------------------------------------------------------
@@ -452,9 +497,27 @@ class MentionExtractor:
         self._document_has_fine_place = any(
             role == "event" and p.feature_kind in {"settlement", "city_district", "feature"}
             for f in facts if f.eventful for _, p, role in f.places)
+        if document_place is None and not self._document_has_fine_place and \
+                self._title_place is not None:
+            toponym, place = self._title_place
+            document_place = toponym.text, place
+        setting: _SentenceFacts | None = None  # "Between 3 and 30 March, in Yahidne, ..."
         for fact in facts:
             places = self._event_places(fact, regions_named)
             situation_only = self._situation_only(fact)
+            if setting is not None and setting.sentence.paragraph != fact.sentence.paragraph:
+                setting = None
+            if not fact.eventful and not situation_only and (places or any(
+                    d.role == "event" for d in fact.dates)) and (
+                    focus is None or focus.paragraph_last != fact.sentence.paragraph):
+                # A sentence that sets the scene names where and when; the harm comes in the
+                # sentences after it, which often say neither.
+                setting = fact
+            from_setting = False
+            if fact.eventful and not places and setting is not None and (
+                    focus is None or focus.paragraph_last != fact.sentence.paragraph):
+                places = self._event_places(setting, regions_named)
+                from_setting = bool(places)
             if places and focus is not None and self._only_speaker_places(fact) and \
                     fact.sentence.index - focus.sentence_last <= 1 and \
                     fact.sentence.paragraph == focus.paragraph_last:
@@ -485,6 +548,8 @@ class MentionExtractor:
                                for place in places]
                 self._focus_date = focus.event_date()[0] if focus is not None else None
                 for mention in targets:
+                    if from_setting and setting is not None:
+                        self._add_setting_claims(mention, setting, source)
                     self._add_claims(mention, fact, source)
                 if targets:
                     focus = targets[0]
@@ -664,6 +729,29 @@ class MentionExtractor:
                     or self._objective_words(fact) or shared_target)
 
     # -- claims -------------------------------------------------------------------------
+    @staticmethod
+    def _add_setting_claims(mention: IncidentMention, setting: _SentenceFacts,
+                            source: SourceText) -> None:
+        """Where and when from the sentence that set the scene, cited to its own words."""
+        s = setting.sentence
+
+        def claim(kind: str, value: dict[str, Any], start: int, end: int, rule: str) -> None:
+            mention.claims.append(Claim(kind, value, Provenance(source.item_id, start, end,
+                                                                 s.text, s.start, s.end),
+                                        setting.attribution, rule))
+
+        if mention.place is not None:
+            for toponym, place, role in setting.places:
+                if place.gazetteer_id == mention.place.gazetteer_id:
+                    claim("place", {"name": toponym.text, "gazetteer_id": place.gazetteer_id,
+                                    "role": role}, toponym.start, toponym.end, "place-setting")
+                    break
+        for d in setting.dates:
+            if d.role == "event":
+                claim("date", {"iso": d.value.iso(), "precision": d.value.precision,
+                               "expression": d.expression, "role": d.role, "distance": 0},
+                      d.start, d.end, "date-setting")
+
     def _add_claims(self, mention: IncidentMention, fact: _SentenceFacts,
                     source: SourceText) -> None:
         s = fact.sentence
