@@ -157,3 +157,35 @@ def test_a_place_only_the_headline_names_is_cited_to_the_headline(extraction_too
     (place,) = [c for c in mention.claims if c.kind == "place"]
     assert place.value["field"] == "title" and place.provenance.quote == title
     assert title[place.provenance.char_start:place.provenance.char_end] == "Uman"
+
+
+def test_soldiers_who_act_are_not_the_military_object_attacked(extraction_tools):
+    (mention,) = extract(extraction_tools,
+        "The mayor of Melitopol, Ivan Fedorov, was abducted by Russian soldiers on Friday.",
+        published=date(2022, 3, 12))
+    assert mention.categories == ["detention"]
+    assert mention.event_date()[0].iso() == "2022-03-11"
+
+
+def test_where_fire_came_from_is_not_where_it_landed(extraction_tools):
+    mentions = extract(extraction_tools,
+        "A bakery in Lysychansk collapsed on Saturday after it was hit by a strike, killing 20 "
+        "people. The rockets had been launched from the area of Kramatorsk, officials said.",
+        published=date(2023, 1, 2))
+    assert [m.place_name for m in mentions] == ["Lysychansk"]
+
+
+def test_the_day_a_toll_rose_is_not_the_day_of_the_attack(extraction_tools):
+    (mention,) = extract(extraction_tools,
+        "A missile hit a bakery in Lysychansk on Saturday. The death toll rose to 28 on "
+        "Monday, officials said.", published=date(2023, 1, 3))
+    assert mention.event_date()[0].iso() == "2022-12-31"
+    report = [c for c in mention.claims if c.kind == "date" and c.value["role"] == "report"]
+    assert [c.value["expression"] for c in report] == ["Monday"]
+
+
+def test_a_deportation_happens_where_people_were_taken_from(extraction_tools):
+    (mention,) = extract(extraction_tools,
+        "Dozens of children from an orphanage in Kherson were taken to occupied Crimea in "
+        "October 2022, staff said.", published=date(2023, 1, 3))
+    assert (mention.place_name, mention.categories) == ("Kherson", ["displacement"])

@@ -80,7 +80,9 @@ _OFFICE_WORDS = frozenset({"head", "chief", "governor", "mayor", "spokesman", "s
 _NEGATIONS = frozenset({"no", "not", "never", "without", "nothing", "none"})
 _CIVILIAN_WORDS = frozenset({"civilian", "civilians", "residents", "children", "women",
                              "elderly", "people", "shoppers", "passengers", "families",
-                             "villagers", "mourners"})
+                             "villagers", "mourners", "mayor", "priest", "journalist",
+                             "journalists", "volunteer", "volunteers", "activist", "activists",
+                             "teacher", "teachers", "orphans", "patients", "inhabitants"})
 
 
 @dataclass(frozen=True)
@@ -101,6 +103,11 @@ class Claim:
     provenance: Provenance
     attribution: Attribution
     rule: str
+
+    @property
+    def in_text(self) -> bool:
+        """False for a value cited to the collection's headline rather than the text."""
+        return self.value.get("field") != "title"
 
     def as_json(self) -> dict[str, Any]:
         a = self.attribution
@@ -162,13 +169,14 @@ class IncidentMention:
                        ) -> PartialDate | None:
         """A continuing situation runs from its earliest stated start (or the war's start)
         to the report: "remained cut off" on 3 April is a siege from 24 February to then."""
-        first = min((c.provenance.sentence_start for c in self.claims), default=0)
+        first = min((c.provenance.sentence_start for c in self.claims if c.in_text),
+                    default=0)
         dated = [c for c in self.claims if c.kind == "date" and c.value.get("role") == "event"
-                 and c.value.get("precision") == "day" and c.value.get("distance", 999) <= 60
+                 and c.value.get("distance", 999) <= 60
                  and c.provenance.sentence_start == first]
         if dated:
-            # "ordered residents to leave on 5 November": a day given beside the harm, in the
-            # sentence that first reports the situation
+            # "ordered residents to leave on 5 November", "taken to Crimea in October 2022":
+            # a date given beside the harm, in the sentence that first reports the situation
             best = min(dated, key=lambda c: c.value.get("distance", 999))
             return PartialDate.parse_iso(best.value["iso"])
         starts = [PartialDate.parse_iso(c.value["iso"]).start for c in self.claims
@@ -415,7 +423,7 @@ class MentionExtractor:
             del found["killing"]
         # Only military objects hit ("a destroyed tank", "shelling of positions") and nobody
         # civilian said to be harmed: not an attack on civilians.
-        if found and self._military.find(tokens) and not victims and not civilian_targets \
+        if found and self._military_objects(tokens) and not victims and not civilian_targets \
                 and not populated:
             return {}
         # The remains of a weapon ("rocket remnants embedded in the ground") are not an attack.
@@ -423,6 +431,19 @@ class MentionExtractor:
                 and set(found) <= {"explosive_attack"} and not strong - {"explosive_attack"}:
             return {}
         return found
+
+    def _military_objects(self, tokens: list[Token]) -> list[PhraseMatch[str]]:
+        """Military things named as harmed, not as the ones who act ("abducted by Russian
+        soldiers", "troops opened fire"): the actors are not what was attacked."""
+        agency = self.vocabulary.agency_verbs
+        out = []
+        for match in self._military.find(tokens):
+            before = [t.lower for t in tokens[max(0, match.first - 3) : match.first]]
+            after = [t.lower for t in tokens[match.last : match.last + 3]]
+            if "by" in before or any(w in agency for w in after):
+                continue
+            out.append(match)
+        return out
 
     @staticmethod
     def _person_follows(tokens: list[Token], match: PhraseMatch[str]) -> bool:
@@ -449,16 +470,22 @@ class MentionExtractor:
         if index is None or index == 0:
             return "event"
         before = tokens[index - 1].lower
-        if before in {"the", "a", "an"} and index >= 2:
+        if before in {"the", "a", "an", "occupied", "russian-occupied", "annexed"} and \
+                index >= 2:
             before = tokens[index - 2].lower  # "across the Dnipro": the motion word
         after = [t.lower for t in tokens if t.start >= toponym.end and t.lower != "-"][:2]
         following = after[0] if after else ""
-        if before in _MOTION_BEFORE:
-            return "motion"
         # "about 140 km north of Kyiv", "30 miles from Kharkiv": a reference point
         window = {t.lower for t in tokens[max(0, index - 4) : index]}
         if before in {"of", "from"} and window & _DIRECTIONS:
             return "reference"
+        if before == "from" or (before == "of" and "from" in window and window & {
+                "area", "direction", "side", "vicinity", "outskirts"}):
+            # where people were taken or fled from; where fire came from ("launched from the
+            # area of Kramatorsk")
+            return "origin"
+        if before in _MOTION_BEFORE:
+            return "motion"
         # "the Kyiv suburbs of Irpin", "the Kharkiv region's outskirts": the first name only
         # locates the second
         if following in {"region", "oblast", "province", "region's", "oblast's"}:
@@ -559,8 +586,9 @@ class MentionExtractor:
 
     @staticmethod
     def _same_speaker(fact: _SentenceFacts, focus: IncidentMention) -> bool:
-        last = [c for c in focus.claims if c.provenance.sentence_start == max(
-            c.provenance.sentence_start for c in focus.claims)]
+        said = [c for c in focus.claims if c.in_text]
+        last = [c for c in said if c.provenance.sentence_start == max(
+            c.provenance.sentence_start for c in said)]
         if not last or fact.attribution.kind == "outlet":
             return False
         words = {w.lower().strip(".,") for w in (fact.attribution.speaker + " " +
@@ -637,6 +665,13 @@ class MentionExtractor:
                 and p.feature_kind in {"settlement", "city_district", "feature"}]
         if fine:
             return _unique(fine)
+        if "displacement" in fact.categories:
+            # "children from the Kherson children's home were taken to Crimea": a deportation
+            # happens where people are taken from
+            origin = [(t.text, p) for t, p, role in fact.places if role == "origin"
+                      and p.feature_kind in {"settlement", "city_district", "feature"}]
+            if origin:
+                return _unique(origin[:1])
         speaker = [(t.text, p) for t, p, role in fact.places if role in {"speaker",
                                                                           "institution"}
                    and p.feature_kind in {"settlement", "city_district", "feature"}]
@@ -1006,9 +1041,15 @@ def _as_of(mention: DateMention, sentence: Sentence) -> DateMention:
     attack."""
     before = sentence.text[: mention.start - sentence.start].rstrip().lower()
     if mention.role == "event" and (before.endswith(" by") or before == "by" or
-                                    before.endswith("as of") or before.endswith("as at")):
+                                    before.endswith("as of") or before.endswith("as at") or
+                                    _TOLL_UPDATE.search(before)):
         return replace(mention, role="report")
     return mention
+
+
+# "The death toll rose to 28 on Monday": the day the count changed, not the day of the attack
+_TOLL_UPDATE = re.compile(r"\b(?:rose|risen|climbed|increased|grew|jumped|reached)\s+"
+                          r"(?:to\s+)?(?:at least\s+)?[\w,]+(?:\s+people)?\s*(?:on|by)?$")
 
 
 _PRECISION_RANK = {"point": 0, "district": 1, "settlement": 2, "region": 3, "country": 4}

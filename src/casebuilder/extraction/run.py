@@ -168,7 +168,7 @@ def _mention_row(mention: IncidentMention, sha256: str, tools: ExtractionTools,
                  published: date | None) -> dict[str, Any]:
     value, expression, basis = mention_dates(mention, tools, published)
     place = mention.place
-    claims = mention.claims
+    in_text = [c for c in mention.claims if c.in_text] or mention.claims
     return {
         "key": mention.key(sha256),
         "situation": mention.situation,
@@ -186,8 +186,9 @@ def _mention_row(mention: IncidentMention, sha256: str, tools: ExtractionTools,
         "date_precision": None if value is None else value.precision,
         "date_expression": expression or None,
         "date_basis": basis or None,
-        "char_start": min(c.provenance.sentence_start for c in claims),
-        "char_end": max(c.provenance.sentence_end for c in claims),
+        # the span in the text; a place cited to the headline is not in it
+        "char_start": min(c.provenance.sentence_start for c in in_text),
+        "char_end": max(c.provenance.sentence_end for c in in_text),
     }
 
 
