@@ -2,8 +2,14 @@
 
 from __future__ import annotations
 
+import hashlib
 import json
+import os
+import sqlite3
 
+import pytest
+
+from casebuilder.errors import IntegrityError, NotFound
 from casebuilder.model.clock import format_utc
 from casebuilder.preservation.canonical import canonical_bytes
 from casebuilder.preservation.case import open_case
@@ -11,6 +17,7 @@ from casebuilder.preservation.checkpoint import sign_checkpoint
 from casebuilder.preservation.merkle import MerkleTree
 from casebuilder.preservation.verify import verify_case
 from casebuilder.store.schema import CustodyEvent
+from conftest import run_cli
 
 
 def entries(case):
@@ -38,8 +45,6 @@ def test_entries_written_before_a_crashed_commit_are_moved_aside_and_noted(case)
 def test_a_partial_line_after_the_end_is_still_refused(case):
     with open(case.paths.log, "ab") as fh:
         fh.write(b'{"seq": 99')
-    import pytest
-
     from casebuilder.errors import CustodyLogError
 
     with pytest.raises(CustodyLogError, match="partial"), case.transaction() as tx:
@@ -91,3 +96,141 @@ def test_entries_a_previous_command_left_unsigned_are_noted_before_signing(case)
     finally:
         again.close()
 
+
+
+# -- signed entries removed from the database are never moved aside as "interrupted" ----------
+
+
+def annotate(case, *notes):
+    with case.transaction() as tx:
+        for note in notes:
+            tx.record("annotate", details={"note": note})
+    case.checkpoint()
+
+
+def cut_database_back(case, keep: int, *, drop_checkpoints: bool) -> None:
+    """What someone with only database access does to erase entries: delete their rows and set
+    the recorded log length back, so the file's tail looks like an interrupted command's."""
+    raw = case.paths.log.read_bytes().splitlines(keepends=True)
+    length = sum(len(line) for line in raw[:keep])
+    db = sqlite3.connect(case.paths.database)
+    try:
+        db.execute("DELETE FROM custody_events WHERE seq >= ?", (keep,))
+        db.execute("UPDATE log_state SET tree_size = ?, byte_length = ?", (keep, length))
+        if drop_checkpoints:
+            db.execute("DELETE FROM checkpoints WHERE tree_size > ?", (keep,))
+        db.commit()
+    finally:
+        db.close()
+
+
+def aside_files(case):
+    return sorted(p.name for p in case.paths.custody.glob("*interrupted-*"))
+
+
+@pytest.mark.parametrize("drop_checkpoints", [False, True])
+def test_signed_entries_cut_from_the_database_are_refused_not_moved_aside(case, drop_checkpoints):
+    annotate(case, "kept")
+    keep = len(entries(case))
+    annotate(case, "damning 1", "damning 2")  # committed and signed
+    cut_database_back(case, keep, drop_checkpoints=drop_checkpoints)
+    log_before = case.paths.log.read_bytes()
+    checkpoints_before = case.paths.checkpoints.read_bytes()
+
+    for _attempt in range(2):  # a routine command, then another: nothing ever gives way
+        with pytest.raises(IntegrityError, match="investigator's attention"), \
+                case.transaction() as tx:
+            tx.record("view")
+        with pytest.raises(IntegrityError):
+            case.checkpoint()
+    assert case.paths.log.read_bytes() == log_before
+    assert case.paths.checkpoints.read_bytes() == checkpoints_before
+    assert aside_files(case) == []
+    failures = [str(f) for f in verify_case(case, settle_seconds=0).failures]
+    assert any("in the log file but not in the database" in f for f in failures), failures
+
+
+def test_the_cli_refuses_and_says_the_case_needs_attention(case):
+    annotate(case, "damning")
+    keep = len(entries(case)) - 1
+    cut_database_back(case, keep, drop_checkpoints=True)
+    case.close()
+    shown = run_cli("show", "1", home=case.paths.root)
+    assert shown.returncode == 2 and "investigator's attention" in shown.stderr, shown.stderr
+    checked = run_cli("verify", home=case.paths.root)
+    assert checked.returncode == 1 and "not in the database" in checked.stdout
+
+
+def test_signed_entries_cut_from_both_file_and_database_are_refused(case):
+    # The tail is gone from the file as well; the checkpoint lines still sign it.
+    annotate(case, "kept")
+    keep = len(entries(case))
+    annotate(case, "damning")
+    cut_database_back(case, keep, drop_checkpoints=True)
+    raw = case.paths.log.read_bytes().splitlines(keepends=True)
+    case.paths.log.write_bytes(b"".join(raw[:keep]))
+    with pytest.raises(IntegrityError, match="investigator's attention"), \
+            case.transaction() as tx:
+        tx.record("view")
+    assert aside_files(case) == []
+    assert not verify_case(case, settle_seconds=0).ok
+
+
+def append_orphan(case, note="never committed"):
+    last = entries(case)[-1]
+    orphan = dict(last, seq=last["seq"] + 1, action="annotate", items=[],
+                  details={"note": note})
+    with open(case.paths.log, "ab") as fh:
+        fh.write(canonical_bytes(orphan) + b"\n")
+
+
+def test_the_recovery_note_survives_a_command_that_fails(case):
+    # `casebuilder show 9999` after a crash: the command fails, the recovery it did stays logged
+    append_orphan(case)
+    with pytest.raises(NotFound), case.transaction():
+        raise NotFound("no item 9999 in this case")
+    notes = [e for e in entries(case) if e["action"] == "checkpoint-note"]
+    assert len(notes) == 1 and notes[0]["details"]["moved_to"] == aside_files(case)[0]
+    with case.session() as s:
+        assert s.query(CustodyEvent).count() == len(entries(case))
+    report = verify_case(case, settle_seconds=0)
+    assert report.ok, [str(f) for f in report.failures]  # and the note was signed at once
+    assert any("moved aside" in note for note in report.notes)
+
+
+def test_checkpoint_lines_moved_aside_are_logged(case):
+    annotate(case, "x")
+    forged = json.loads(case.paths.checkpoints.read_text().splitlines()[-1])
+    forged["tree_size"] += 5
+    with open(case.paths.checkpoints, "a") as fh:
+        fh.write(json.dumps(forged) + "\n")
+    with pytest.raises(NotFound), case.transaction():
+        raise NotFound("the command fails")
+    note = next(e for e in entries(case) if e["action"] == "checkpoint-note")
+    aside = case.paths.custody / note["details"]["moved_to"]
+    assert note["details"]["lines"] == 1
+    assert hashlib.sha256(aside.read_bytes()).hexdigest() == note["details"]["sha256"]
+    assert verify_case(case, settle_seconds=0).ok
+
+
+def test_verify_checks_every_set_aside_file_against_its_note(case):
+    append_orphan(case)
+    annotate(case, "recovered")
+    forged = json.loads(case.paths.checkpoints.read_text().splitlines()[-1])
+    forged["signature"] = forged["signature"][::-1]
+    with open(case.paths.checkpoints, "a") as fh:
+        fh.write(json.dumps(forged) + "\n")
+    annotate(case, "recovered again")
+    tail_file, checkpoint_file = (case.paths.custody / name for name in
+                                  sorted(aside_files(case), key=lambda n: n.startswith("c")))
+    assert verify_case(case, settle_seconds=0).ok
+    # Alter the moved entries, drop the moved checkpoints, plant a file no note names.
+    os.chmod(tail_file, 0o644)
+    tail_file.write_text(tail_file.read_text().replace("never committed", "nothing to see"))
+    checkpoint_file.unlink()
+    planted = case.paths.custody / "checkpoints-interrupted-2020-01-01T000000Z.jsonl"
+    planted.write_text("{}\n")
+    failures = [str(f) for f in verify_case(case, settle_seconds=0).failures]
+    assert any(tail_file.name in f and "altered" in f for f in failures), failures
+    assert any(checkpoint_file.name in f and "missing" in f for f in failures), failures
+    assert any(planted.name in f and "no custody note" in f for f in failures), failures

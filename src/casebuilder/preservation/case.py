@@ -8,28 +8,54 @@ custody entry.
 
 from __future__ import annotations
 
+import base64
 import getpass
+import hashlib
+import json
 import os
 import uuid
 from collections.abc import Iterator, Mapping
 from contextlib import AbstractContextManager, contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from casebuilder import tool_id
-from casebuilder.errors import CasebuilderError, CaseHomeError, ConfigurationError
+from casebuilder.errors import (
+    CasebuilderError,
+    CaseHomeError,
+    ConfigurationError,
+    IntegrityError,
+)
 from casebuilder.model.clock import Clock, format_utc, system_clock
 from casebuilder.preservation.checkpoint import (
     SignedCheckpoint,
     Timestamper,
     append_checkpoint_line,
+    read_checkpoint_lines,
     sign_checkpoint,
 )
-from casebuilder.preservation.custody import CaseTransaction, case_lock, custody_transaction
-from casebuilder.preservation.keys import CaseSigner, create_signing_key, load_signing_key
+from casebuilder.preservation.custody import (
+    CaseTransaction,
+    case_lock,
+    custody_transaction,
+    lock_log_state,
+    move_tail_aside,
+    read_tail,
+    refuse_signed_tail,
+    uncovered,
+    unit_of_work,
+    write_aside,
+)
+from casebuilder.preservation.keys import (
+    CaseSigner,
+    create_signing_key,
+    load_signing_key,
+    verify_signature,
+)
 from casebuilder.preservation.merkle import MerkleTree
 from casebuilder.preservation.objects import ObjectStore
 from casebuilder.store.database import ensure_schema, make_engine, session_factory, sqlite_url
@@ -68,9 +94,18 @@ class Case:
         return self.config.case_id
 
     def transaction(self) -> AbstractContextManager[CaseTransaction]:
-        """A unit of work whose rows and custody entries land together or not at all."""
+        """A unit of work whose rows and custody entries land together or not at all.
+
+        Before it, under the same lock, the case recovers from an interrupted command (see
+        :meth:`_recover`) in a unit of work of its own, so a command that then fails cannot
+        undo what recovery moved aside and logged."""
         check = not self._checked_uncovered
         self._checked_uncovered = True
+
+        def prepare() -> None:
+            if self._recover(check_uncovered=check):
+                self._sign()
+
         return custody_transaction(
             self.sessions,
             self.paths.log,
@@ -79,29 +114,34 @@ class Case:
             actor=self.actor,
             tool=self.tool,
             clock=self.clock,
-            check_uncovered=check,
+            prepare=prepare,
         )
 
     def checkpoint(self) -> CheckpointOutcome:
         """Sign the log's current head unless the latest checkpoint already covers it."""
-        with case_lock(self.paths.lock), self.sessions() as session:
+        with case_lock(self.paths.lock):
+            self._recover(check_uncovered=False)
+            return self._sign()
+
+    def _sign(self) -> CheckpointOutcome:
+        """Sign the head of the log; the caller holds the case lock."""
+        with self.sessions() as session:
             state = session.get(LogState, 1)
             if state is None:
                 raise CaseHomeError("the case database has no log state")
-            leaves = [
-                bytes.fromhex(h)
-                for h in session.execute(
-                    select(CustodyEvent.leaf_hash).order_by(CustodyEvent.seq)
-                ).scalars()
-            ]
-            tree = MerkleTree(leaves)
-            self._reconcile_checkpoints(session, tree)
             last = session.execute(
                 select(Checkpoint).order_by(Checkpoint.id.desc()).limit(1)
             ).scalar_one_or_none()
             if last is not None and last.tree_size == state.tree_size:
-                session.commit()  # keeps a checkpoint adopted just above
                 return CheckpointOutcome(None)
+            if last is not None and last.tree_size > state.tree_size:
+                raise IntegrityError(
+                    f"the case database holds {state.tree_size} custody entries but its latest "
+                    f"checkpoint signed {last.tree_size}: signed entries are missing. Nothing "
+                    "was signed; the case needs an investigator's attention. Run "
+                    "'casebuilder verify'"
+                )
+            tree = MerkleTree(self._leaves(session))
             root = tree.root(state.tree_size)
             time = format_utc(self.clock())
             if last is not None and time < last.time:
@@ -134,49 +174,166 @@ class Case:
                 raise
             return CheckpointOutcome(signed, problem)
 
-    def _reconcile_checkpoints(self, session: Session, tree: MerkleTree) -> None:
-        """A checkpoint written to the file by a command that stopped before its database
-        commit is adopted if it is genuine (our key, a root of this log); anything else past
-        the recorded checkpoints is moved aside, never silently dropped."""
-        import base64
+    @staticmethod
+    def _leaves(session: Session) -> list[bytes]:
+        return [
+            bytes.fromhex(h)
+            for h in session.execute(
+                select(CustodyEvent.leaf_hash).order_by(CustodyEvent.seq)
+            ).scalars()
+        ]
 
-        from casebuilder.preservation.checkpoint import read_checkpoint_lines
-        from casebuilder.preservation.keys import verify_signature
+    def _recover(self, *, check_uncovered: bool) -> bool:
+        """Put right what an interrupted command left, under the case lock, in a unit of work
+        of its own; returns whether it logged anything (the caller then signs it).
 
-        lines = read_checkpoint_lines(self.paths.checkpoints)
-        recorded = session.execute(select(Checkpoint.record).order_by(Checkpoint.id)).scalars()
-        count = len(list(recorded))
-        extra = lines[count:]
-        if not extra:
-            return
-        keep: list[str] = []
-        for text in extra:
-            try:
-                cp = SignedCheckpoint.from_line(text)
-                genuine = (
-                    cp.case_id == self.case_id
-                    and cp.tree_size <= tree.size
-                    and tree.root(cp.tree_size).hex() == cp.root
-                    and verify_signature(self.signer.public_key,
-                                         base64.b64decode(cp.signature), cp.signed_message())
+        - Whole entries after the recorded end of the log are moved aside and noted, unless a
+          checkpoint covers them: a command signs only what it has committed, so signed entries
+          missing from the database were removed from it, and that is refused (IntegrityError)
+          with nothing touched.
+        - Checkpoint lines after the recorded ones are adopted if genuine and later than the
+          last recorded checkpoint; the rest are moved aside and noted.
+        - Entries an earlier command left unsigned are noted (``check_uncovered``).
+        """
+        with self.sessions() as session:
+            state = lock_log_state(session)
+            lines = read_checkpoint_lines(self.paths.checkpoints)
+            recorded = list(
+                session.execute(select(Checkpoint).order_by(Checkpoint.id)).scalars()
+            )
+            tail = read_tail(self.paths.log, state)
+            if tail is not None:
+                refuse_signed_tail(
+                    self.paths.log,
+                    state,
+                    tail[1],
+                    [_line_size(text) for text in lines] + [row.tree_size for row in recorded],
                 )
-            except (CasebuilderError, ValueError):
-                genuine = False
-            if not genuine:
-                break
-            keep.append(text)
-            session.add(Checkpoint(tree_size=cp.tree_size, root=cp.root, time=cp.time,
-                                   public_key_sha256=cp.public_key_sha256,
-                                   signature=cp.signature, timestamp_token=cp.timestamp_token,
-                                   record=text))
-        rest = extra[len(keep):]
-        if rest:
-            stamp = format_utc(self.clock()).replace(":", "").replace(".", "")
-            aside = self.paths.checkpoints.with_name(f"checkpoints-interrupted-{stamp}.jsonl")
-            aside.write_text("".join(line + "\n" for line in rest), encoding="utf-8")
-            kept = "".join(line + "\n" for line in lines[: count + len(keep)])
-            self.paths.checkpoints.write_text(kept, encoding="utf-8")
-        session.flush()
+            signed = max((row.tree_size for row in recorded), default=0)
+            if signed > state.tree_size:
+                raise IntegrityError(
+                    f"the case database holds {state.tree_size} custody entries but a "
+                    f"checkpoint it records signed {signed}: signed entries are missing from "
+                    "the database. Nothing was written; the case needs an investigator's "
+                    "attention. Run 'casebuilder verify'"
+                )
+            rejected = self._reconcile_checkpoints(session, lines, recorded, state.tree_size)
+            notes: list[dict[str, Any]] = []
+            if tail is not None:
+                notes.append(
+                    move_tail_aside(self.paths.log, state, tail[0], tail[1], self.clock)
+                )
+            if rejected:
+                notes.append(self._move_checkpoints_aside(rejected))
+            session.flush()
+            if check_uncovered:
+                late = uncovered(session, state.tree_size)
+                if late is not None:
+                    notes.append(late)
+            if not notes:
+                session.commit()  # keeps a checkpoint adopted above
+                return False
+            with unit_of_work(
+                session,
+                state,
+                self.paths.log,
+                case_id=self.case_id,
+                actor=self.actor,
+                tool=self.tool,
+                clock=self.clock,
+            ) as tx:
+                for details in notes:
+                    tx.record("checkpoint-note", details=details)
+        if rejected:
+            kept = lines[: len(lines) - len(rejected)]
+            self.paths.checkpoints.write_text(
+                "".join(line + "\n" for line in kept), encoding="utf-8"
+            )
+        return True
+
+    def _reconcile_checkpoints(
+        self, session: Session, lines: list[str], recorded: list[Checkpoint], tree_size: int
+    ) -> list[tuple[str, str]]:
+        """Checkpoint lines past the recorded ones: a genuine one (our key, this case, a root of
+        this log, later than the checkpoint before it) was written by a command that stopped
+        before its database commit and is adopted (added to ``session``); from the first one
+        that is not, the rest are returned with the reason, to be moved aside.
+
+        A line signed with the case key that covers entries the database does not hold, or
+        gives another root for them, is not a crash's leftover but a sign that signed entries
+        were removed or altered: that is refused (IntegrityError) before anything changes."""
+        extra = lines[len(recorded):]
+        if not extra:
+            return []
+        tree = MerkleTree(self._leaves(session))
+        if tree.size != tree_size:
+            raise IntegrityError(
+                f"the case database records {tree_size} custody entries but holds "
+                f"{tree.size}; run 'casebuilder verify'"
+            )
+        parsed: list[tuple[str, SignedCheckpoint | None]] = []
+        for text in extra:
+            cp = self._signed_by_us(text)
+            if cp is not None and (
+                cp.tree_size > tree.size or tree.root(cp.tree_size).hex() != cp.root
+            ):
+                raise IntegrityError(
+                    f"{self.paths.checkpoints.name} holds a checkpoint signed with the case key "
+                    f"over {cp.tree_size} entries that the case database does not hold as "
+                    "signed: signed entries were removed or altered. Nothing was written; the "
+                    "case needs an investigator's attention. Run 'casebuilder verify'"
+                )
+            parsed.append((text, cp))
+        last_size = recorded[-1].tree_size if recorded else -1
+        last_time = recorded[-1].time if recorded else ""
+        for index, (text, cp) in enumerate(parsed):
+            if cp is None:
+                reason = "not a checkpoint of this case signed with its key"
+            elif cp.tree_size <= last_size or cp.time < last_time:
+                reason = (
+                    f"signed with the case key but not later than the checkpoint before it "
+                    f"({cp.tree_size} entries at {cp.time}, after {last_size} at "
+                    f"{last_time}): a copy of an earlier checkpoint, not one left by a command"
+                )
+            else:
+                session.add(
+                    Checkpoint(
+                        tree_size=cp.tree_size,
+                        root=cp.root,
+                        time=cp.time,
+                        public_key_sha256=cp.public_key_sha256,
+                        signature=cp.signature,
+                        timestamp_token=cp.timestamp_token,
+                        record=text,
+                    )
+                )
+                last_size, last_time = cp.tree_size, cp.time
+                continue
+            return [(line, reason if i == 0 else "follows a line that was not adopted")
+                    for i, (line, _) in enumerate(parsed[index:])]
+        return []
+
+    def _signed_by_us(self, text: str) -> SignedCheckpoint | None:
+        try:
+            cp = SignedCheckpoint.from_line(text)
+            genuine = cp.case_id == self.case_id and verify_signature(
+                self.signer.public_key, base64.b64decode(cp.signature), cp.signed_message()
+            )
+        except (CasebuilderError, ValueError):
+            return None
+        return cp if genuine else None
+
+    def _move_checkpoints_aside(self, rejected: list[tuple[str, str]]) -> dict[str, Any]:
+        data = "".join(line + "\n" for line, _ in rejected).encode("utf-8")
+        aside = write_aside(self.paths.custody, "checkpoints-interrupted", data, self.clock)
+        return {
+            "note": "checkpoint lines after the recorded checkpoints were moved aside, not "
+                    "adopted",
+            "moved_to": aside.name,
+            "lines": len(rejected),
+            "reasons": [reason for _, reason in rejected][:20],
+            "sha256": hashlib.sha256(data).hexdigest(),
+        }
 
     @contextmanager
     def session(self) -> Iterator[Session]:
@@ -186,6 +343,15 @@ class Case:
 
     def close(self) -> None:
         self.engine.dispose()
+
+
+def _line_size(text: str) -> int | None:
+    """The entry count a checkpoint line claims, or None when it cannot be read."""
+    try:
+        size = json.loads(text).get("tree_size")
+    except (ValueError, AttributeError):
+        return None
+    return size if isinstance(size, int) and not isinstance(size, bool) else None
 
 
 def _actor(config: CaseConfig, environ: Mapping[str, str]) -> str:

@@ -11,8 +11,9 @@ its back refuses to append and asks for ``casebuilder verify``.
 from __future__ import annotations
 
 import fcntl
+import hashlib
 import os
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -21,7 +22,7 @@ from typing import Any
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
-from casebuilder.errors import CaseHomeError, CustodyLogError
+from casebuilder.errors import CaseHomeError, CustodyLogError, IntegrityError
 from casebuilder.model.clock import Clock, format_utc
 from casebuilder.preservation.canonical import canonical_bytes
 from casebuilder.preservation.merkle import leaf_hash
@@ -140,6 +141,59 @@ def last_entry_time(session: Session) -> str:
     return "" if row is None else str(row[0])
 
 
+def lock_log_state(session: Session) -> LogState:
+    """The database's record of the log (entry count, byte length), locked for this session."""
+    state = session.execute(
+        select(LogState).where(LogState.id == 1).with_for_update()
+    ).scalar_one_or_none()
+    if state is None:
+        raise CustodyLogError("the case database has no log state; was the case initialised?")
+    return state
+
+
+@contextmanager
+def unit_of_work(
+    session: Session,
+    state: LogState,
+    log_path: Path,
+    *,
+    case_id: str,
+    actor: str,
+    tool: str,
+    clock: Clock,
+) -> Iterator[CaseTransaction]:
+    """Rows and entries of one action; the caller holds the case lock and ``state`` locked."""
+    on_disk = log_path.stat().st_size if log_path.exists() else 0
+    if on_disk != state.byte_length:
+        raise CustodyLogError(
+            f"the custody log {log_path} is {on_disk} bytes but the case recorded "
+            f"{state.byte_length}: it was changed outside casebuilder. Nothing was written; "
+            "run 'casebuilder verify' to see what differs"
+        )
+    tx = CaseTransaction(
+        session=session,
+        case_id=case_id,
+        actor=actor,
+        tool=tool,
+        clock=clock,
+        base_size=state.tree_size,
+        last_time=last_entry_time(session),
+    )
+    try:
+        yield tx
+        if not tx.pending:
+            session.commit()
+            return
+        blob = b"".join(line + b"\n" for line in tx.pending)
+        state.tree_size += len(tx.pending)
+        state.byte_length += len(blob)
+        session.flush()
+    except BaseException:
+        session.rollback()
+        raise
+    _append_and_commit(session, log_path, on_disk, blob)
+
+
 @contextmanager
 def custody_transaction(
     sessions: sessionmaker[Session],
@@ -150,65 +204,33 @@ def custody_transaction(
     actor: str,
     tool: str,
     clock: Clock,
-    check_uncovered: bool = False,
+    prepare: Callable[[], None] | None = None,
 ) -> Iterator[CaseTransaction]:
-    with case_lock(lock_path), sessions() as session:
-        state = session.execute(
-            select(LogState).where(LogState.id == 1).with_for_update()
-        ).scalar_one_or_none()
-        if state is None:
-            raise CustodyLogError("the case database has no log state; was the case initialised?")
-        on_disk = log_path.stat().st_size if log_path.exists() else 0
-        moved = None
-        if on_disk > state.byte_length:
-            moved = _set_aside_tail(log_path, state.byte_length, state.tree_size, clock)
-            on_disk = state.byte_length
-        if on_disk != state.byte_length:
-            raise CustodyLogError(
-                f"the custody log {log_path} is {on_disk} bytes but the case recorded "
-                f"{state.byte_length}: it was changed outside casebuilder. Nothing was written; "
-                "run 'casebuilder verify' to see what differs"
-            )
-        tx = CaseTransaction(
-            session=session,
-            case_id=case_id,
-            actor=actor,
-            tool=tool,
-            clock=clock,
-            base_size=state.tree_size,
-            last_time=last_entry_time(session),
-        )
-        try:
-            if moved is not None:
-                tx.record("checkpoint-note", details=moved)
-            uncovered = _uncovered(session, state.tree_size) if check_uncovered else None
-            if uncovered is not None:
-                tx.record("checkpoint-note", details=uncovered)
-            yield tx
-            if not tx.pending:
-                session.commit()
-                return
-            blob = b"".join(line + b"\n" for line in tx.pending)
-            state.tree_size += len(tx.pending)
-            state.byte_length += len(blob)
-            session.flush()
-        except BaseException:
-            session.rollback()
-            raise
-        _append_and_commit(session, log_path, on_disk, blob)
+    """One command's unit of work under the case lock. ``prepare`` runs first, under the same
+    lock, and commits on its own (recovery from an interrupted command): whatever the command
+    then does, a failure of its own cannot undo what recovery moved and logged."""
+    with case_lock(lock_path):
+        if prepare is not None:
+            prepare()
+        with sessions() as session:
+            state = lock_log_state(session)
+            with unit_of_work(
+                session, state, log_path, case_id=case_id, actor=actor, tool=tool, clock=clock
+            ) as tx:
+                yield tx
 
 
-def _set_aside_tail(log_path: Path, length: int, tree_size: int, clock: Clock
-                    ) -> dict[str, Any]:
-    """Whole entries after the recorded end of the log, written by a command that stopped
-    before its database commit (or appended from outside), are moved to a file of their own
-    beside the log and the move is logged: nothing is lost and nothing is silently adopted.
+def read_tail(log_path: Path, state: LogState) -> tuple[bytes, int] | None:
+    """Whole entries after the recorded end of the log (written by a command that stopped
+    before its database commit, or appended from outside): the bytes and how many entries.
     Anything else (a partial line, entries that do not continue the log) is refused."""
-    import hashlib
     import json
 
+    on_disk = log_path.stat().st_size if log_path.exists() else 0
+    if on_disk <= state.byte_length:
+        return None
     with open(log_path, "rb") as fh:
-        fh.seek(length)
+        fh.seek(state.byte_length)
         tail = fh.read()
     lines = tail.split(b"\n")
     if not tail.endswith(b"\n"):
@@ -221,32 +243,85 @@ def _set_aside_tail(log_path: Path, length: int, tree_size: int, clock: Clock
         except (ValueError, AttributeError) as exc:
             raise CustodyLogError(f"unreadable entry after the recorded end of {log_path}: "
                                   f"{exc}; run 'casebuilder verify'") from exc
-        if seq != tree_size + offset:
+        if seq != state.tree_size + offset:
             raise CustodyLogError(f"entries after the recorded end of {log_path} do not "
                                   "continue the log; run 'casebuilder verify'")
-    stamp = format_utc(clock()).replace(":", "").replace(".", "")
-    aside = log_path.with_name(f"interrupted-{stamp}.jsonl")
-    fd = os.open(aside, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
-    try:
-        os.write(fd, tail)
-        os.fsync(fd)
-    finally:
-        os.close(fd)
+    return tail, len(lines) - 1
+
+
+def refuse_signed_tail(
+    log_path: Path, state: LogState, entries: int, checkpoint_sizes: Iterable[int | None]
+) -> None:
+    """Entries past the recorded end that a checkpoint already signed were committed once: a
+    command signs only what its database commit holds. So they were taken out of the database
+    afterwards (rows deleted, or an older database put back), not left by a crash; moving them
+    aside would hide that. ``None`` stands for a checkpoint whose size cannot be read."""
+    sizes = list(checkpoint_sizes)
+    if not any(size is None or size > state.tree_size for size in sizes):
+        return
+    known = [size for size in sizes if size is not None]
+    signed = max(known, default=state.tree_size)
+    raise IntegrityError(
+        f"the custody log {log_path} holds {entries} entries after the end the database "
+        f"records ({state.tree_size} entries), and a checkpoint "
+        + (f"signed {signed} entries" if signed > state.tree_size else "that cannot be read")
+        + ": entries that were committed and signed are missing from the database (rows "
+        "deleted, or an older database put back). Nothing was moved or written; the case needs "
+        "an investigator's attention. Run 'casebuilder verify'"
+    )
+
+
+def move_tail_aside(log_path: Path, state: LogState, tail: bytes, entries: int, clock: Clock
+                    ) -> dict[str, Any]:
+    """Moves the tail to a file of its own beside the log, cuts the log back to its recorded
+    end and returns the details of the custody note that says so: nothing is lost and nothing
+    is silently adopted."""
+    aside = write_aside(log_path.parent, "interrupted", tail, clock)
     fd = os.open(log_path, os.O_WRONLY)
     try:
-        os.ftruncate(fd, length)
+        os.ftruncate(fd, state.byte_length)
         os.fsync(fd)
     finally:
         os.close(fd)
     return {"note": "entries after the recorded end of the log (an interrupted command, or "
                     "added from outside) were moved aside, not adopted",
-            "moved_to": aside.name, "entries": len(lines) - 1,
+            "moved_to": aside.name, "entries": entries,
             "sha256": hashlib.sha256(tail).hexdigest()}
 
 
-def _uncovered(session: Session, tree_size: int) -> dict[str, Any] | None:
-    """Entries that no signed checkpoint covers yet: this command's checkpoint will, and the
-    log says so rather than signing them silently."""
+def write_aside(directory: Path, prefix: str, data: bytes, clock: Clock) -> Path:
+    """Write ``data`` to a new read-only file ``<prefix>-<time>[-n].jsonl`` in ``directory``,
+    never replacing one that exists, and make it durable (file and directory fsynced)."""
+    stamp = format_utc(clock()).replace(":", "").replace(".", "")
+    for n in range(1000):
+        path = directory / (f"{prefix}-{stamp}.jsonl" if n == 0 else f"{prefix}-{stamp}-{n}.jsonl")
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o444)
+        except FileExistsError:
+            continue
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        fsync_dir(directory)
+        return path
+    raise CustodyLogError(f"cannot find a free name for {prefix}-{stamp}.jsonl in {directory}")
+
+
+def fsync_dir(directory: Path) -> None:
+    fd = os.open(directory, os.O_RDONLY)
+    try:
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def uncovered(session: Session, tree_size: int) -> dict[str, Any] | None:
+    """Entries that no signed checkpoint covers yet: the checkpoint signed after this note
+    will, and the log says so rather than signing them silently."""
     from casebuilder.store.schema import Checkpoint
 
     last = session.execute(select(Checkpoint.tree_size).order_by(Checkpoint.id.desc())
@@ -255,7 +330,7 @@ def _uncovered(session: Session, tree_size: int) -> dict[str, Any] | None:
     if covered >= tree_size:
         return None
     return {"note": "entries not covered by a signed checkpoint when this command began; "
-                    "the checkpoint at its end covers them",
+                    "the checkpoint signed after this note covers them",
             "first": covered, "last": tree_size - 1}
 
 

@@ -39,7 +39,12 @@ from typing import Any, TypeGuard
 
 from sqlalchemy import select
 
-from casebuilder.errors import CasebuilderError, CaseHomeError, CustodyLogError
+from casebuilder.errors import (
+    CasebuilderError,
+    CaseHomeError,
+    CustodyLogError,
+    IntegrityError,
+)
 from casebuilder.preservation.canonical import json_digest, parse_canonical
 from casebuilder.preservation.case import Case
 from casebuilder.preservation.checkpoint import SignedCheckpoint
@@ -157,6 +162,8 @@ class _Snapshot:
     intake_failures: list[IntakeFailure]
     log_state: LogState | None
     lock_note: str | None = None
+    #: files recovery moved aside (name -> contents, or the error reading them)
+    aside: dict[str, tuple[bytes | None, str | None]] = field(default_factory=dict)
 
 
 # -- reading, under the case lock ---------------------------------------------------------
@@ -186,6 +193,7 @@ def _snapshot(case: Case) -> _Snapshot:
         if log is None and log_error is None:
             log_error = "the file is missing"
         checkpoint_data, checkpoint_error = _read_bytes(case.paths.checkpoints)
+        aside = {path.name: _read_bytes(path) for path in _aside_files(case.paths.custody)}
         with case.session() as session:
 
             def rows(entity: Any, *order: Any) -> list[Any]:
@@ -209,9 +217,21 @@ def _snapshot(case: Case) -> _Snapshot:
                 intake_failures=rows(IntakeFailure, IntakeFailure.id),
                 log_state=session.get(LogState, 1),
                 lock_note=lock_note,
+                aside=aside,
             )
             session.expunge_all()
         return snapshot
+
+
+def _aside_files(custody: Path) -> list[Path]:
+    """Files recovery moves entries or checkpoint lines to (see custody.py and case.py)."""
+    if not custody.is_dir():
+        return []
+    return sorted(
+        path
+        for pattern in ("interrupted-*", "checkpoints-interrupted-*")
+        for path in custody.glob(pattern)
+    )
 
 
 def _command_in_progress(snap: _Snapshot) -> bool:
@@ -541,6 +561,60 @@ def _check_timestamp(
         report.notes.append(
             f"{subject}: time-stamped {token.gen_time.isoformat()} (no CA "
             "configured, so the authority's certificate chain was not checked)"
+        )
+
+
+def _check_set_aside(snap: _Snapshot, lines: list[_LogLine], report: VerificationReport) -> None:
+    """Every file recovery moved entries or checkpoint lines to is named by the custody note
+    that logged the move, and still holds exactly what the note says (its SHA-256); every such
+    note's file is still there."""
+    import hashlib
+
+    notes: dict[str, tuple[int, dict[str, Any]]] = {}
+    for line in lines:
+        if line.entry is None or _action(line.entry) != "checkpoint-note":
+            continue
+        details = _details(line.entry)
+        name = details.get("moved_to")
+        if isinstance(name, str):
+            if name in notes:
+                report.fail(
+                    f"log entry {line.index}",
+                    f"says entries were moved to {name}, as log entry {notes[name][0]} did",
+                )
+            notes.setdefault(name, (line.index, details))
+    for name, (data, error) in sorted(snap.aside.items()):
+        subject = f"custody/{name}"
+        if name not in notes:
+            report.fail(
+                subject,
+                "holds log entries or checkpoint lines set aside, but no custody note records "
+                "moving them there (moved aside without a trace, or placed there by hand)",
+            )
+            continue
+        seq, details = notes[name]
+        if data is None:
+            report.fail(subject, f"cannot be read: {error}")
+            continue
+        if hashlib.sha256(data).hexdigest() != details.get("sha256"):
+            report.fail(
+                subject,
+                f"differs from what log entry {seq} recorded when it moved them there "
+                "(SHA-256): the set-aside entries were altered",
+            )
+            continue
+        what = (
+            f"{_shown(details.get('lines'))} checkpoint line(s)"
+            if name.startswith("checkpoints-")
+            else f"{_shown(details.get('entries'))} log entry(ies)"
+        )
+        reasons = details.get("reasons")
+        why = f" ({_shown(reasons[0], 200)})" if isinstance(reasons, list) and reasons else ""
+        report.notes.append(f"{subject}: {what} moved aside, as log entry {seq} records{why}")
+    for name in sorted(set(notes) - set(snap.aside)):
+        report.fail(
+            f"custody/{name}",
+            f"log entry {notes[name][0]} moved entries to this file, but it is missing",
         )
 
 
@@ -1101,6 +1175,7 @@ def verify_case(
     _guarded(report, "custody log", lambda: _check_entries(case, lines, report))
     _guarded(report, "custody log", lambda: _check_against_database(snap, lines, report))
     _guarded(report, "checkpoints", lambda: _check_checkpoints(case, snap, lines, report))
+    _guarded(report, "set-aside files", lambda: _check_set_aside(snap, lines, report))
     report.log_intact = not report.failures
     _guarded(report, "database rows", lambda: _check_records(snap, lines, report))
     # The stored files never change once written, so they are re-hashed without the lock.
@@ -1137,7 +1212,7 @@ def record_verification(case: Case, report: VerificationReport) -> bool:
     try:
         with case.transaction() as tx:
             tx.record("verify", details=json.loads(json.dumps(details)))
-    except CustodyLogError:
+    except (CustodyLogError, IntegrityError):
         return False
     case.checkpoint()
     return True
