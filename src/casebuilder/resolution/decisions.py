@@ -1,8 +1,10 @@
 """Analysts' decisions on incidents: merge, split, edit and grade, each with a reason.
 
 A decision is stored with the mention keys it concerns (keys survive re-extraction) and written
-to the custody log. Building incidents applies the decisions on top of automatic merging, in the
-order they were made, so re-running extraction or merging never undoes them.
+to the custody log. Building incidents applies the decisions on top of automatic merging, so
+re-running extraction or merging never undoes them: first every merge and split, in the order
+they were made, then every edit and grade, in the order made, each on the incident now holding
+most of the mentions it was made on.
 """
 
 from __future__ import annotations

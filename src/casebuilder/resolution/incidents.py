@@ -58,8 +58,17 @@ def build_incidents(case: Case) -> list[Incident]:
     return assemble(mentions, decisions)
 
 
+STRUCTURE = frozenset({"merge", "split"})
+
+
 def assemble(mentions: Sequence[MentionRecord], decisions: Sequence[Decision]
              ) -> list[Incident]:
+    """Merge the mentions under the analysts' merges and splits, then apply edits and grades.
+
+    All merges and splits are settled first (which mentions form which incident, and which
+    incident keeps which id); only then is each edit and grade given to the incident that now
+    holds most of the mentions it was made on. An edit made before a later split therefore
+    follows the majority of its mentions, not an id the split may have handed on."""
     by_key = {m.key: m for m in mentions}
     together, apart = merge_constraints(decisions)
     clusters = merge([candidate(m) for m in mentions], together, apart)
@@ -68,19 +77,32 @@ def assemble(mentions: Sequence[MentionRecord], decisions: Sequence[Decision]
         members = [by_key[c.key] for c in cluster.members]
         incidents.append(Incident(incident_id(members), members, list(cluster.reasons)))
     by_member = {m.key: i for i in incidents for m in i.mentions}
-    for d in decisions:
-        target = _target(d, by_member, incidents)
+    targets: dict[int, Incident] = {}
+    for number, d in enumerate(decisions):
+        if d.action not in STRUCTURE:
+            continue
+        target = _target(d, by_member, by_key)
+        if target is None:
+            continue
+        targets[number] = target
+        # The incident merged into, or what remains of the one split, keeps its id, so
+        # later decisions and people's notes still find it.
+        for other in incidents:
+            if other.id == d.incident_id and other is not target:
+                other.id = incident_id(other.mentions) + "-split"
+        target.id = d.incident_id
+    for number, d in enumerate(decisions):
+        if d.action in STRUCTURE:
+            continue
+        target = _target(d, by_member, by_key)
+        if target is not None:
+            targets[number] = target
+    for number, d in enumerate(decisions):  # in the order they were made: a later edit wins
+        target = targets.get(number)
         if target is None:
             continue
         target.decisions.append({"action": d.action, "payload": d.payload, "reason": d.reason,
                                  "actor": d.actor, "at": d.at})
-        if d.action in {"merge", "split"}:
-            # The incident merged into, or what remains of the one split, keeps its id, so
-            # later decisions and people's notes still find it.
-            for other in incidents:
-                if other.id == d.incident_id and other is not target:
-                    other.id = incident_id(other.mentions) + "-split"
-            target.id = d.incident_id
         if d.action == "grade":
             target.overrides["grade"] = {"grade": d.payload["grade"], "reason": d.reason}
         elif d.action == "edit":
@@ -93,29 +115,31 @@ def assemble(mentions: Sequence[MentionRecord], decisions: Sequence[Decision]
     return incidents
 
 
-def _target(d: Decision, by_member: dict[str, Incident], incidents: Sequence[Incident]
+def _target(d: Decision, by_member: dict[str, Incident], by_key: dict[str, MentionRecord]
             ) -> Incident | None:
-    """The incident a decision applies to: for a split, what remains of the incident; for
-    the others, the incident that still has the decision's id, else the one now holding most
-    of the mentions the decision was made on."""
-    if d.action == "split":
-        remaining = {by_member[k].id: by_member[k] for k in d.payload.get("remaining", [])
-                     if k in by_member}
-        return next(iter(remaining.values()), None)
-    if d.action != "merge":
-        for named in incidents:
-            if named.id == d.incident_id:
-                return named
-    votes: dict[str, int] = {}
-    found: dict[str, Incident] = {}
-    for key in d.payload.get("anchor_keys", []):
+    """The incident a decision applies to: the one now holding most of the mentions it was
+    made on (for a split, of the mentions that remained). Ties go to the incident that now
+    carries the id the decision was made on, then to the one holding the earliest-reported of
+    those mentions (the mention that incident was named after), so the choice never depends
+    on the order of anything but the case's own data."""
+    keys = d.payload.get("remaining", []) if d.action == "split" else \
+        d.payload.get("anchor_keys", [])
+    votes: dict[int, int] = {}
+    found: dict[int, Incident] = {}
+    first: dict[int, tuple[str, str]] = {}
+    for key in keys:
         holder = by_member.get(key)
-        if holder is not None:
-            votes[holder.id] = votes.get(holder.id, 0) + 1
-            found[holder.id] = holder
+        if holder is None:
+            continue
+        votes[id(holder)] = votes.get(id(holder), 0) + 1
+        found[id(holder)] = holder
+        m = by_key[key]
+        rank = (_report_key(m.document.published_raw, m.document.published), m.key)
+        first[id(holder)] = min(first.get(id(holder), rank), rank)
     if not votes:
         return None
-    best = max(votes, key=lambda i: (votes[i], -list(found).index(i)))
+    best = min(votes, key=lambda i: (-votes[i], found[i].id != d.incident_id, first[i],
+                                     found[i].id))
     return found[best]
 
 
