@@ -189,3 +189,34 @@ def test_a_deportation_happens_where_people_were_taken_from(extraction_tools):
         "Dozens of children from an orphanage in Kherson were taken to occupied Crimea in "
         "October 2022, staff said.", published=date(2023, 1, 3))
     assert (mention.place_name, mention.categories) == ("Kherson", ["displacement"])
+
+
+def test_a_capital_that_speaks_or_acts_is_its_government_not_a_place(extraction_tools):
+    mentions = extract(extraction_tools,
+        "Russian missiles hit port facilities in Odesa on Tuesday, destroying grain. The strikes "
+        "came two days after Moscow pulled out of the grain deal.", published=date(2023, 7, 20))
+    assert [m.place_name for m in mentions] == ["Odesa"]
+
+
+def test_an_attack_given_as_a_motive_is_not_reported_by_that_sentence(extraction_tools):
+    mentions = extract(extraction_tools,
+        "Missiles hit grain terminals in Odesa on Tuesday. Russia's defence ministry called "
+        "them \"retaliation\" for the attack on the Crimean bridge.", published=date(2023, 7, 20))
+    assert [m.place_name for m in mentions] == ["Odesa"]
+
+
+def test_a_final_toll_days_later_joins_the_attack_it_counts(extraction_tools):
+    text = ("A Russian missile hit the regional administration building in Mykolaiv on the "
+            "morning of 29 March, killing at least 12 people.\n\nRescuers searched the rubble for "
+            "days.\n\nOn April 4 the State Emergency Service said the final death toll had "
+            "reached 37.")
+    (mention,) = extract(extraction_tools, text)
+    assert mention.event_date()[0].iso() == "2022-03-29"
+    assert sorted(c.value["low"] for c in mention.claims if c.kind == "killed") == [12, 37]
+
+
+def test_filtration_is_detention(extraction_tools):
+    (mention,) = extract(extraction_tools,
+        "Residents leaving Mariupol say they were forced to pass filtration in the village of "
+        "Bezimenne in mid-April.", published=date(2022, 4, 21))
+    assert (mention.place_name, mention.categories) == ("Bezimenne", ["detention"])

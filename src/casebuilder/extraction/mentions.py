@@ -75,6 +75,12 @@ _DIRECTIONS = frozenset({"north", "south", "east", "west", "northeast", "northwe
                          "km", "kilometres", "kilometers", "miles"})
 _AREA_WORDS = frozenset({"suburbs", "suburb", "outskirts", "region", "oblast", "district",
                          "area", "vicinity", "province", "raion", "rayon"})
+# An attack named as the reason for another is not reported by that sentence.
+_MOTIVE_WORDS = frozenset({"retaliation", "revenge", "reprisal", "reprisals", "response"})
+_GOVERNMENT_VERBS = frozenset({"asked", "accused", "blamed", "wants", "has", "had", "would",
+                               "will", "called", "warned", "insisted", "responded", "rejected",
+                               "demanded", "condemned", "announced", "says", "said", "denied",
+                               "claimed", "admitted", "vowed", "threatened"})
 _OFFICE_WORDS = frozenset({"head", "chief", "governor", "mayor", "spokesman", "spokeswoman",
                            "spokesperson", "secretary", "deputy", "official", "officials"})
 _NEGATIONS = frozenset({"no", "not", "never", "without", "nothing", "none"})
@@ -362,6 +368,10 @@ class MentionExtractor:
             figures = [replace(f, cumulative=True) for f in figures]
         dates = [_as_of(d, sentence) for d in
                  self.dates.find(sentence.text, source.published, base=sentence.start)]
+        if _TOLL_STATEMENT.search(sentence.text):
+            # "On April 4 the emergency service said the final death toll had reached 37":
+            # the day of the count, not of the attack
+            dates = [replace(d, role="report") for d in dates]
         actors = self._actors.find(tokens)
         denial = attribution.evidentiality == "denied"
         categories = self._categories_of(tokens, weapons, targets, figures)
@@ -371,6 +381,7 @@ class MentionExtractor:
                                    for w in weapons)]  # "Vilkha rockets" name a weapon
         roles = [(t, p, "person" if t.text in (people or set()) and
                   p.feature_kind != "region" and (p.population or 0) < 50_000
+                  else "government" if self._government(tokens, t)
                   else self._place_role(tokens, t, attribution)) for t, p in in_sentence]
         cues = bool(self._cues.find(tokens))
         harm_words = any(m.payload for m in self._categories.find(tokens))
@@ -394,6 +405,8 @@ class MentionExtractor:
         for match in matches:
             category = match.payload
             weak = match.phrase in self._weak[category]
+            if {t.lower for t in tokens[max(0, match.first - 4) : match.first]} & _MOTIVE_WORDS:
+                continue  # "in retaliation for the attack on the bridge": a motive given
             if weak and not (harm or weapons or targets or strong - {category}):
                 continue
             if weak and category in SITUATION_CATEGORIES and not strong & SITUATION_CATEGORIES:
@@ -431,6 +444,20 @@ class MentionExtractor:
                 and set(found) <= {"explosive_attack"} and not strong - {"explosive_attack"}:
             return {}
         return found
+
+    def _government(self, tokens: list[Token], toponym: ToponymMention) -> bool:
+        """"Moscow said", "Kyiv has denied": a capital standing for its government, which
+        speaks or acts, is not where anything happened."""
+        name = toponym.text.lower()
+        if not any(name in p.state_words for p in self.vocabulary.parties.values()):
+            return False
+        index = next((i for i, t in enumerate(tokens) if t.start >= toponym.start), 0)
+        before = tokens[index - 1].lower if index > 0 else ""
+        after = next((t.lower for t in tokens if t.start >= toponym.end), "")
+        if before in _EVENT_BEFORE | _MOTION_BEFORE:
+            return False  # "in Moscow", "missiles hit Kyiv"
+        return after in self.vocabulary.evidentiality_verbs or after in _GOVERNMENT_VERBS or (
+            after.endswith("ed") and len(after) > 3)  # "Moscow pulled out of the deal"
 
     def _military_objects(self, tokens: list[Token]) -> list[PhraseMatch[str]]:
         """Military things named as harmed, not as the ones who act ("abducted by Russian
@@ -479,6 +506,10 @@ class MentionExtractor:
         window = {t.lower for t in tokens[max(0, index - 4) : index]}
         if before in {"of", "from"} and window & _DIRECTIONS:
             return "reference"
+        recent = [t.lower for t in tokens[max(0, index - 8) : index]]
+        motive = max((i for i, w in enumerate(recent) if w in _MOTIVE_WORDS), default=None)
+        if motive is not None and not {",", ";", "and", "but"} & set(recent[motive:]):
+            return "motive"  # "in retaliation for the attack on the Crimean bridge"
         if before == "from" or (before == "of" and "from" in window and window & {
                 "area", "direction", "side", "vicinity", "outskirts"}):
             # where people were taken or fled from; where fire came from ("launched from the
@@ -1047,6 +1078,10 @@ def _as_of(mention: DateMention, sentence: Sentence) -> DateMention:
     return mention
 
 
+_TOLL_STATEMENT = re.compile(
+    r"\b(?:final|updated|latest|overall)\s+(?:death\s+)?toll\b|\btoll\s+(?:had\s+|has\s+)?"
+    r"(?:rose|risen|reached|climbed|increased|grown|grew|jumped|stood|stands)\b",
+    re.IGNORECASE)
 # "The death toll rose to 28 on Monday": the day the count changed, not the day of the attack
 _TOLL_UPDATE = re.compile(r"\b(?:rose|risen|climbed|increased|grew|jumped|reached)\s+"
                           r"(?:to\s+)?(?:at least\s+)?[\w,]+(?:\s+people)?\s*(?:on|by)?$")
