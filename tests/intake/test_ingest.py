@@ -299,3 +299,81 @@ def test_a_file_planted_under_a_hash_is_replaced_by_the_verified_copy(case, tmp_
     first = next(e for e in entries(case) if e["action"] == "ingest")
     assert first["details"]["stored_file_replaced"] is True
     assert verify_case(case).ok
+
+
+class _RunStopped(BaseException):
+    """Stands for the process being killed: nothing after it runs."""
+
+
+def _stop_when_reading(monkeypatch, name: str) -> None:
+    """Make the next ingest stop (as if killed) when it starts reading the file ``name``."""
+    from casebuilder.intake.ingest import Ingester
+
+    real = Ingester._parse
+
+    def parse(self, outcome, *, name: str = "", depth: int = 0):
+        if name == stop_at:
+            raise _RunStopped
+        return real(self, outcome, name=name, depth=depth)
+
+    stop_at = name
+    monkeypatch.setattr(Ingester, "_parse", parse)
+
+
+def _zip_of_three(tmp_path: Path) -> Path:
+    archive = tmp_path / "three.zip"
+    with zipfile.ZipFile(archive, "w") as zf:
+        for name in ("a.txt", "b.txt", "c.txt"):
+            zf.writestr(name, f"member {name}: shelling reported near the station\n")
+    return archive
+
+
+def test_members_a_stopped_run_left_unread_or_never_received_are_taken_in_again(
+    case, tmp_path, monkeypatch
+):
+    archive = _zip_of_three(tmp_path)
+    with monkeypatch.context() as patch:
+        _stop_when_reading(patch, "b.txt")
+        with pytest.raises(_RunStopped):
+            ingest(case, [archive])
+    with case.session() as s:
+        state = {o.name: o.item.parse_status for o in s.execute(select(Origin)).scalars()}
+    assert state == {"three.zip": "ok", "a.txt": "ok", "b.txt": "pending"}  # c.txt never came
+
+    report = ingest(case, [archive])
+    assert [o.path.rsplit(" -> ", 1)[-1] for o in report.resumed] == ["b.txt"]
+    assert report.resumed[0].parse_status == "ok" and report.resumed[0].parsed
+    assert [o.path.rsplit(" -> ", 1)[-1] for o in report.new] == ["c.txt"]
+    with case.session() as s:
+        members = s.execute(select(Origin).where(Origin.relation == "archive-member")).scalars()
+        assert sorted(o.name for o in members) == ["a.txt", "b.txt", "c.txt"]  # one origin each
+    assert {i.parse_status for i in items(case) if i.kind == "original"} == {"ok"}
+    resumed_id = report.resumed[0].item_id
+    assert set(report.parsed_item_ids) == {resumed_id, report.new[0].item_id}
+    assert verify_case(case).ok
+
+    # Nothing is left to do: the archive arriving again is only a new origin.
+    again = ingest(case, [archive])
+    assert [o.status for o in again.outcomes] == ["duplicate"]
+    assert again.parsed_item_ids == []
+    assert verify_case(case).ok
+
+
+def test_an_attachment_a_stopped_run_left_unread_is_read_when_the_message_arrives_again(
+    case, tmp_path, monkeypatch
+):
+    msg = EmailMessage()
+    msg["From"], msg["To"], msg["Subject"] = "a@example.org", "b@example.org", "Statement"
+    msg.set_content("One file attached.")
+    msg.add_attachment(b"statement text\n", maintype="text", subtype="plain",
+                       filename="statement.txt")
+    eml = tmp_path / "message.eml"
+    eml.write_bytes(bytes(msg))
+    with monkeypatch.context() as patch:
+        _stop_when_reading(patch, "statement.txt")
+        with pytest.raises(_RunStopped):
+            ingest(case, [eml])
+    report = ingest(case, [eml])
+    assert [(o.relation, o.parse_status) for o in report.resumed] == [("attachment", "ok")]
+    assert {i.parse_status for i in items(case) if i.kind == "original"} == {"ok"}
+    assert verify_case(case).ok

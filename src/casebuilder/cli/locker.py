@@ -40,7 +40,7 @@ def print_verification(report: VerificationReport) -> None:
 
 
 def texts_among(case: Case, item_ids: list[int]) -> list[int]:
-    """The new originals that have a text to extract from."""
+    """The originals among ``item_ids`` that have a text to extract from."""
     if not item_ids:
         return []
     from sqlalchemy import select
@@ -72,7 +72,14 @@ def print_ingest_report(report: IngestReport, home: Path) -> None:
     if dups:
         click.echo("Already held (a new origin was logged):")
         for o in dups[:LIST_LIMIT]:
-            click.echo(f"  #{o.item_id:<5} {o.path}")
+            read_now = f"  (read now: {o.parse_status})" if o.parsed else ""
+            click.echo(f"  #{o.item_id:<5} {o.path}{read_now}")
+    resumed = report.resumed
+    if resumed:
+        click.echo("Members an earlier, stopped run received but did not read, read now:")
+        for o in resumed[:LIST_LIMIT]:
+            click.echo(f"  #{o.item_id:<5} {o.format or '-':<20} {o.parse_status or '-':<11} "
+                       f"{o.path}")
     if failures:
         click.echo("Problems (originals that were readable are preserved all the same):")
         for o in failures:
@@ -118,7 +125,8 @@ def ingest_command(
             if progress is not None:
                 progress.close()
         print_ingest_report(report, state.home)
-        texts = texts_among(case, report.new_item_ids)
+        # Items an earlier run stored but never read are read now, and extracted like new ones.
+        texts = texts_among(case, report.parsed_item_ids)
         if texts and extract:
             from casebuilder.cli.extraction import run_extraction
 

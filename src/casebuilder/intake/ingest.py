@@ -13,16 +13,26 @@ For each file, in this order and each step in its own unit of work:
 
 Nothing is written for a file until its original is safely stored, and an error in one file
 never touches the items already recorded.
+
+A run that stops part-way (killed, power cut) is resumed by ingesting the same files again: an
+item stored but never read (parse status "pending") is read when it arrives again, and so are
+the members of a container that arrives again: a member left unread is read, and when fewer
+members were received than the container's parse entry counted (the run stopped between two
+members), the container is listed again and the missing members are taken in.
 """
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
+
+from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from casebuilder.errors import CasebuilderError, IntakeError, UnreadableContent
 from casebuilder.intake.handlers import choose_handler, default_handlers, describe_mismatch
@@ -40,9 +50,15 @@ from casebuilder.intake.walk import IntakeCandidate, path_text, plan_intake, pri
 from casebuilder.model.clock import format_utc
 from casebuilder.preservation.canonical import json_digest
 from casebuilder.preservation.case import Case, CheckpointOutcome
-from casebuilder.preservation.items import OriginFacts, item_ref, record_derived, record_received
+from casebuilder.preservation.items import (
+    OriginFacts,
+    find_by_sha256,
+    item_ref,
+    record_derived,
+    record_received,
+)
 from casebuilder.preservation.objects import StoredObject
-from casebuilder.store.schema import IntakeFailure, Item
+from casebuilder.store.schema import CustodyEvent, IntakeFailure, Item, Origin
 
 SNIFF_BYTES = 64 * 1024
 #: Handlers whose libraries a crafted file can stall or bloat: run in a child process.
@@ -50,6 +66,10 @@ ISOLATED = frozenset({"pdf", "image", "media", "html"})
 PARSE_TIMEOUT_S = 300.0
 PARSE_MEMORY_BYTES = 4 * 1024**3
 TEXT_MEDIA_TYPE = "text/plain; charset=utf-8"
+#: Parse statuses a later ingest reads again: no reader finished with the item.
+RETRY_PARSE = frozenset({"pending"})
+#: Formats whose parse hands on children (archive members, attachments).
+CONTAINERS = frozenset({"zip", "email"})
 
 
 class IngestProgress(Protocol):
@@ -65,7 +85,9 @@ class IngestProgress(Protocol):
 @dataclass
 class IngestOutcome:
     path: str  # printable path (or container path for members)
-    status: str  # "new" | "duplicate" | "failed"
+    # "new" | "duplicate" | "failed", or "resumed": a member received by an earlier run that
+    # stopped before reading it (or before reading its own members), read now.
+    status: str
     item_id: int | None = None
     sha256: str | None = None
     format: str | None = None
@@ -73,6 +95,7 @@ class IngestOutcome:
     reason: str | None = None  # why it failed, or why it could not be parsed
     relation: str = "file"
     warnings: list[str] = field(default_factory=list)
+    parsed: bool = False  # a reader ran on it in this run (new, or left unread before)
 
 
 @dataclass
@@ -98,8 +121,18 @@ class IngestReport:
         ]
 
     @property
+    def resumed(self) -> list[IngestOutcome]:
+        return [o for o in self.outcomes if o.status == "resumed"]
+
+    @property
     def new_item_ids(self) -> list[int]:
         return [o.item_id for o in self.new if o.item_id is not None]
+
+    @property
+    def parsed_item_ids(self) -> list[int]:
+        """Items read in this run: the new ones, and those an earlier run left unread."""
+        ids = [o.item_id for o in self.outcomes if o.parsed and o.item_id is not None]
+        return list(dict.fromkeys(ids))
 
 
 @dataclass
@@ -110,6 +143,8 @@ class Ingester:
     report: IngestReport = field(default_factory=IngestReport)
     parse_timeout: float = PARSE_TIMEOUT_S
     parse_memory: int = PARSE_MEMORY_BYTES
+    #: Containers whose members were checked in this run (each is checked once).
+    _members_checked: set[int] = field(default_factory=set)
 
     def run(self, paths: Sequence[Path]) -> IngestReport:
         plan, skipped = plan_intake(list(paths), exclude=[self.case.paths.root])
@@ -182,9 +217,17 @@ class Ingester:
         )
         if outcome is None or outcome.item_id is None:
             return
-        # A duplicate still "pending" was stored by a run that stopped before reading it.
-        if outcome.status == "new" or outcome.parse_status == "pending":
-            self._parse(outcome, name=path.name, depth=0)
+        self._read_or_resume(outcome, name=path.name, depth=0)
+
+    def _read_or_resume(self, outcome: IngestOutcome, *, name: str, depth: int) -> None:
+        """Read a new item, or one an earlier run stored and left unread; of an item already
+        read, finish what an earlier run left undone among its members."""
+        if outcome.status == "new" or outcome.parse_status in RETRY_PARSE:
+            self._parse(outcome, name=name, depth=depth)
+        else:
+            assert outcome.item_id is not None and outcome.sha256 is not None
+            self._resume_members(outcome.item_id, outcome.sha256, name=name,
+                                 shown=outcome.path, depth=depth)
 
     def _preserve(
         self,
@@ -256,9 +299,9 @@ class Ingester:
             self.progress.file_done(outcome)
 
     # -- reading what was stored ----------------------------------------------------------
-    def _parse(self, outcome: IngestOutcome, *, name: str, depth: int) -> None:
-        assert outcome.item_id is not None and outcome.sha256 is not None
-        stored_path = self.case.objects.path_for(outcome.sha256)
+    def _read(self, sha256: str, *, name: str, depth: int) -> _Reading:
+        """Run the reader that bids highest on a stored file; records nothing."""
+        stored_path = self.case.objects.path_for(sha256)
         with stored_path.open("rb") as fh:
             head = fh.read(SNIFF_BYTES)
         size = stored_path.stat().st_size
@@ -267,10 +310,7 @@ class Ingester:
         if handler is None:
             reason = describe_mismatch(sniff) or "format not recognised"
             status = "failed" if size == 0 or describe_mismatch(sniff) else "unsupported"
-            self._finish_parse(outcome.item_id, None, None, error=reason, status=status)
-            outcome.parse_status, outcome.reason = status, reason
-            return
-        outcome.format = handler.name
+            return _Reading(None, None, reason, status)
         source = ParseSource(path=stored_path, name=name, size=size, depth=depth)
         try:
             if handler.name in ISOLATED:
@@ -280,23 +320,85 @@ class Ingester:
             else:
                 result = handler.parse(source)
         except UnreadableContent as exc:
-            self._finish_parse(outcome.item_id, None, handler.name, error=str(exc))
-            outcome.parse_status, outcome.reason = "failed", str(exc)
-            return
+            return _Reading(handler.name, None, str(exc), "failed")
         except Exception as exc:  # noqa: BLE001 - a parser bug must not stop the batch
             reason = f"the {handler.name} reader failed: {type(exc).__name__}: {exc}"
-            self._finish_parse(outcome.item_id, None, handler.name, error=reason)
-            outcome.parse_status, outcome.reason = "failed", reason
+            return _Reading(handler.name, None, reason, "failed")
+        return _Reading(handler.name, result, None, None)
+
+    def _parse(self, outcome: IngestOutcome, *, name: str, depth: int) -> None:
+        assert outcome.item_id is not None and outcome.sha256 is not None
+        reading = self._read(outcome.sha256, name=name, depth=depth)
+        outcome.format = reading.format
+        outcome.parsed = True
+        result = reading.result
+        if result is None:
+            self._finish_parse(outcome.item_id, None, reading.format, error=reading.error,
+                               status=reading.status)
+            outcome.parse_status, outcome.reason = reading.status, reading.error
             return
-        self._finish_parse(outcome.item_id, result, handler.name, original_name=name)
+        self._finish_parse(outcome.item_id, result, reading.format, original_name=name)
         outcome.parse_status = "partial" if result.warnings else "ok"
         outcome.warnings.extend(result.warnings)
+        self._members_checked.add(outcome.item_id)
         for child in result.children:
             self._take_child(
                 child, parent_id=outcome.item_id, parent_shown=outcome.path, depth=depth + 1
             )
 
-    def _take_child(self, child: Child, *, parent_id: int, parent_shown: str, depth: int) -> None:
+    # -- finishing what a stopped run left undone -------------------------------------------
+    def _resume_members(self, item_id: int, sha256: str, *, name: str, shown: str,
+                        depth: int) -> None:
+        """Of a container read by an earlier run: read the members it left unread, and take in
+        those it never received (it stopped between two members)."""
+        if item_id in self._members_checked:
+            return
+        self._members_checked.add(item_id)
+        with self.case.session() as session:
+            item = session.get(Item, item_id)
+            if item is None or item.format not in CONTAINERS:
+                return
+            rows = session.execute(
+                select(Origin, Item)
+                .join(Item, Item.id == Origin.item_id)
+                .where(Origin.parent_item_id == item_id)
+                .order_by(Origin.id)
+            ).all()
+            members = [(o.source_path, o.name, o.relation, i.id, i.sha256, i.parse_status)
+                       for o, i in rows]
+            expected = _member_count(session, sha256)
+        received = {(source_path, member_sha) for source_path, _, _, _, member_sha, _ in members}
+        if expected is not None and len(members) < expected:
+            reading = self._read(sha256, name=name, depth=depth)
+            if reading.result is not None:
+                for child in reading.result.children:
+                    self._take_child(child, parent_id=item_id, parent_shown=shown,
+                                     depth=depth + 1, received=received)
+                return
+        for source_path, member_name, relation, member_id, member_sha, status in members:
+            outcome = IngestOutcome(
+                path=f"{shown} -> {printable(source_path)}", status="resumed",
+                item_id=member_id, sha256=member_sha, parse_status=status, relation=relation,
+            )
+            self._resume(outcome, name=member_name, depth=depth + 1)
+
+    def _resume(self, outcome: IngestOutcome, *, name: str, depth: int) -> None:
+        """A member received by an earlier run: read it if that run did not, else look at its
+        own members; reported only when something was done for it."""
+        if outcome.parse_status in RETRY_PARSE:
+            self.report.outcomes.append(outcome)
+            self._parse(outcome, name=name, depth=depth)
+            if self.progress is not None:
+                self.progress.file_done(outcome)
+            return
+        assert outcome.item_id is not None and outcome.sha256 is not None
+        self._resume_members(outcome.item_id, outcome.sha256, name=name, shown=outcome.path,
+                             depth=depth)
+
+    def _take_child(self, child: Child, *, parent_id: int, parent_shown: str, depth: int,
+                    received: set[tuple[str, str]] | None = None) -> None:
+        """Store and read one member; ``received``: (member path, sha256) of the members an
+        earlier run already received from this container, which get no second origin."""
         shown = f"{parent_shown} -> {printable(child.name)}"
         try:
             with child.open() as stream:
@@ -328,9 +430,18 @@ class Ingester:
             name=os.path.basename(child.name) or child.name,
             parent_item_id=parent_id,
         )
+        if received is not None and (child.name, stored.sha256) in received:
+            with self.case.session() as session:
+                item = find_by_sha256(session, stored.sha256)
+                assert item is not None
+                outcome = IngestOutcome(
+                    path=shown, status="resumed", item_id=item.id, sha256=item.sha256,
+                    parse_status=item.parse_status, relation=child.relation,
+                )
+            self._resume(outcome, name=facts.name, depth=depth)
+            return
         outcome = self._record(stored, facts, shown)
-        if outcome.status == "new":
-            self._parse(outcome, name=facts.name, depth=depth)
+        self._read_or_resume(outcome, name=facts.name, depth=depth)
 
     def _finish_parse(
         self,
@@ -342,6 +453,8 @@ class Ingester:
         status: str | None = None,
         original_name: str = "",
     ) -> None:
+        """Record a parse; the entry counts the members handed on, so a later run can tell
+        whether a run that stopped part-way received them all."""
         derived: list[tuple[Derivative, StoredObject]] = []
         if result is not None:
             for derivative in _with_text(result, item_id, self.case, original_name):
@@ -388,7 +501,34 @@ class Ingester:
                 "media_type": item.media_type,
                 "text_item": text_item_id,
             }
+            if result is not None and result.children:
+                details["members"] = len(result.children)
             tx.record("parse", [item_ref(item)], details)
+
+
+@dataclass(frozen=True)
+class _Reading:
+    """What a reader made of a stored file: a result, or why there is none."""
+
+    format: str | None
+    result: ParseResult | None
+    error: str | None
+    status: str | None  # the parse status when there is no result
+
+
+def _member_count(session: Session, sha256: str) -> int | None:
+    """How many members the item's last parse entry handed on (None: not recorded)."""
+    row = session.execute(
+        select(CustodyEvent.entry)
+        .where(CustodyEvent.action == "parse",
+               CustodyEvent.entry.contains(f'"sha256":"{sha256}"'))
+        .order_by(CustodyEvent.seq.desc())
+        .limit(1)
+    ).scalar_one_or_none()
+    if row is None:
+        return None
+    count = json.loads(row).get("details", {}).get("members")
+    return count if isinstance(count, int) else None
 
 
 def _with_text(result: ParseResult, item_id: int, case: Case, name: str) -> list[Derivative]:
