@@ -252,6 +252,113 @@ def test_an_extraction_run_row_deleted(home):
     )
 
 
+# -- runs logged by an older extractor ------------------------------------------------------
+
+#: Claim.as_json() keys before the extractor added also_attributed (commit 22a0715).
+OLD_CLAIM_KEYS = ("kind", "value", "rule", "item_id", "char_start", "char_end", "quote",
+                  "sentence_start", "sentence_end", "attributed_to", "speaker_role",
+                  "source_kind", "party", "verb", "evidentiality", "qualifiers")
+
+
+def old_format_digest(home: Path, run_id: int) -> str:
+    """The results digest an extractor from before 22a0715 logged for the stored rows."""
+    from casebuilder.preservation.canonical import json_digest
+    from casebuilder.preservation.verify import mention_record
+    from casebuilder.store.schema import Claim, IncidentMention
+
+    case = open_case(home, environ={})
+    try:
+        with case.session() as s:
+            mentions = s.query(IncidentMention).filter_by(run_id=run_id).order_by(
+                IncidentMention.id).all()
+            return json_digest([
+                {"mention": mention_record(m),
+                 "claims": [{key: getattr(c, key) for key in OLD_CLAIM_KEYS}
+                            for c in s.query(Claim).filter_by(mention_id=m.id)
+                            .order_by(Claim.id)]}
+                for m in mentions
+            ])
+    finally:
+        case.close()
+
+
+def rewrite_entry(home: Path, seq: int, change: Callable[[dict[str, Any]], None]) -> None:
+    """Rewrite one custody entry in the file and the database and re-sign every checkpoint with
+    the case key, as the log would be had the entry been written that way."""
+    from casebuilder.preservation.canonical import canonical_bytes
+    from casebuilder.preservation.checkpoint import sign_checkpoint
+    from casebuilder.preservation.merkle import MerkleTree, leaf_hash
+
+    case = open_case(home, environ={})
+    try:
+        lines = case.paths.log.read_bytes().splitlines()
+        entry = json.loads(lines[seq])
+        change(entry)
+        lines[seq] = canonical_bytes(entry)
+        data = b"".join(line + b"\n" for line in lines)
+        case.paths.log.write_bytes(data)
+        tree = MerkleTree([leaf_hash(line) for line in lines])
+        records = []
+        with closing(sqlite3.connect(home / "case.db")) as db, db:
+            db.execute("UPDATE custody_events SET entry = ?, leaf_hash = ? WHERE seq = ?",
+                       (lines[seq].decode(), leaf_hash(lines[seq]).hex(), seq))
+            db.execute("UPDATE log_state SET byte_length = ?", (len(data),))
+            for cp_id, size, time in db.execute(
+                    "SELECT id, tree_size, time FROM checkpoints ORDER BY id").fetchall():
+                signed, _ = sign_checkpoint(case.signer, case_id=case.case_id, tree_size=size,
+                                            root=tree.root(size), time=time)
+                records.append(signed.as_line())
+                db.execute("UPDATE checkpoints SET root = ?, signature = ?, record = ?, "
+                           "timestamp_token = NULL WHERE id = ?",
+                           (signed.root, signed.signature, signed.as_line(), cp_id))
+        case.paths.checkpoints.write_text("".join(r + "\n" for r in records))
+    finally:
+        case.close()
+
+
+def make_old_format_run(home: Path) -> tuple[int, int, int]:
+    """Turn the run of a report with a killed figure into one the previous extractor logged:
+    no source_sha256 in its entry or row, its digest without also_attributed."""
+    claim_id, run_id, _ = killed_claim(home)[:3]
+    ((seq,),) = query(home, "SELECT entry_seq FROM extraction_runs WHERE id = ?", run_id)
+    digest = old_format_digest(home, run_id)
+
+    def old(entry: dict[str, Any]) -> None:
+        del entry["details"]["source_sha256"]
+        entry["details"]["results_sha256"] = digest
+
+    rewrite_entry(home, seq, old)
+    with closing(sqlite3.connect(home / "case.db")) as db, db:
+        db.execute("UPDATE extraction_runs SET results_sha256 = ?, source_sha256 = NULL "
+                   "WHERE id = ?", (digest, run_id))
+    return claim_id, run_id, seq
+
+
+def test_a_run_logged_by_the_previous_extractor_verifies(home):
+    _, run_id, _ = make_old_format_run(home)
+    case = open_case(home, environ={})
+    try:
+        report = verify_case(case)
+    finally:
+        case.close()
+    assert report.ok, [str(f) for f in report.failures]
+    assert any("older extractor" in note and str(run_id) in note for note in report.notes)
+
+
+@pytest.mark.parametrize("column,value", [("quote", "Nobody was hurt."),
+                                          ("attributed_to", "a blogger")])
+def test_a_claim_edited_in_a_run_of_the_previous_extractor_is_caught(home, column, value):
+    claim_id, run_id, _ = make_old_format_run(home)
+    undo = set_cell(home, "claims", column, claim_id, value)
+    tampered_then_restored(home, undo, f"extraction run {run_id}", "results digest")
+
+
+def test_also_attributed_edited_in_a_current_run_is_caught(home):
+    claim_id, run_id, _, _ = killed_claim(home)
+    undo = set_cell(home, "claims", "also_attributed", claim_id, json.dumps(["a blogger"]))
+    tampered_then_restored(home, undo, f"extraction run {run_id}", "results digest")
+
+
 # -- analysts' decisions --------------------------------------------------------------------
 
 

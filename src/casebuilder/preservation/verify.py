@@ -109,6 +109,14 @@ CLAIM_FIELDS = {
     "also_attributed": "also_attributed",
 }
 
+#: The claim fields of the results digest before the extractor added ``also_attributed`` to
+#: Claim.as_json() (commit 22a0715). Runs logged before extraction recorded ``source_sha256``
+#: (commit 5f7a9fa) always used it; runs logged in between recorded ``source_sha256`` but still
+#: digested these fields, and nothing in their entry says so. For those the digest itself tells:
+#: a digest of claims without the key cannot equal one of claims with it, so accepting this form
+#: lets no edit of ``also_attributed`` pass in a run that digested it.
+LEGACY_CLAIM_FIELDS = {key: col for key, col in CLAIM_FIELDS.items() if key != "also_attributed"}
+
 
 @dataclass(frozen=True)
 class Finding:
@@ -921,22 +929,33 @@ def mention_record(mention: IncidentMention) -> dict[str, Any]:
     return {name: getattr(mention, name) for name in MENTION_FIELDS}
 
 
-def claim_record(claim: Claim) -> dict[str, Any]:
+def claim_record(claim: Claim, fields: dict[str, str] = CLAIM_FIELDS) -> dict[str, Any]:
     """A stored claim as Claim.as_json() gave it to the results digest."""
-    return {key: getattr(claim, column) for key, column in CLAIM_FIELDS.items()}
+    return {key: getattr(claim, column) for key, column in fields.items()}
 
 
-def results_digest(mentions: list[IncidentMention], claims: dict[int, list[Claim]]) -> str | None:
+def results_digest(
+    mentions: list[IncidentMention],
+    claims: dict[int, list[Claim]],
+    fields: dict[str, str] = CLAIM_FIELDS,
+) -> str | None:
     """The digest extraction recorded, recomputed from the stored rows, in their stored order."""
     return _digest(
         [
             {
                 "mention": mention_record(m),
-                "claims": [claim_record(c) for c in claims.get(m.id, [])],
+                "claims": [claim_record(c, fields) for c in claims.get(m.id, [])],
             }
             for m in mentions
         ]
     )
+
+
+def digest_forms(details: dict[str, Any]) -> list[dict[str, str]]:
+    """The claim fields the run logged with ``details`` may have digested, by extractor age."""
+    if "source_sha256" not in details:  # logged before 5f7a9fa: never digested also_attributed
+        return [LEGACY_CLAIM_FIELDS]
+    return [CLAIM_FIELDS, LEGACY_CLAIM_FIELDS]
 
 
 def _check_extraction(
@@ -959,9 +978,19 @@ def _check_extraction(
             f"{sum(len(claims_by_mention[i]) for i in orphans)} claim(s) name incident "
             f"mention(s) {', '.join(map(str, orphans[:10]))} that are not in the database",
         )
-    for run in snap.runs:
-        _check_run(run, entries.get(run.entry_seq), mentions_by_run.get(run.id, []),
-                   claims_by_mention, report)
+    legacy = [
+        run.id
+        for run in snap.runs
+        if _check_run(run, entries.get(run.entry_seq), mentions_by_run.get(run.id, []),
+                      claims_by_mention, report)
+    ]
+    if legacy:
+        report.notes.append(
+            f"{len(legacy)} extraction run(s) ({', '.join(map(str, legacy[:10]))}"
+            f"{', …' if len(legacy) > 10 else ''}) were logged by an older extractor whose "
+            "results digest left out each claim's also_attributed; those values are not "
+            "covered by the custody log"
+        )
     _check_one_row_per_entry(
         entries,
         _group(snap.runs, lambda r: r.entry_seq),
@@ -980,15 +1009,16 @@ def _check_run(
     mentions: list[IncidentMention],
     claims_by_mention: dict[int, list[Claim]],
     report: VerificationReport,
-) -> None:
+) -> bool:
+    """Checks one run; returns whether its digest is of the older form (see digest_forms)."""
     subject = f"extraction run {run.id} of item {run.item_id}"
     seq = run.entry_seq
     if entry is None:
         report.fail(subject, f"names log entry {seq}, which does not exist")
-        return
+        return False
     if _action(entry) != "extract":
         report.fail(subject, f"names log entry {seq}, which is not an extract entry")
-        return
+        return False
     details = _details(entry)
     _differs(report, subject, "item", run.item_id, _ref_with_role(entry, "source").get("id"), seq)
     _differs(report, subject, "text item", run.text_item_id,
@@ -1024,13 +1054,23 @@ def _check_run(
     ]
     if wrong_item:
         report.fail(subject, f"{len(wrong_item)} of its mentions or claims name another item")
-    if results_digest(mentions, claims_by_mention) != details.get("results_sha256"):
+    recorded = details.get("results_sha256")
+    form = next(
+        (
+            fields
+            for fields in digest_forms(details)
+            if results_digest(mentions, claims_by_mention, fields) == recorded
+        ),
+        None,
+    )
+    if form is None:
         report.fail(
             subject,
             "its incident mentions and claims in the database differ from the results "
             f"digest recorded in log entry {seq}: a mention or claim was edited, added, "
             "removed or reordered",
         )
+    return form is LEGACY_CLAIM_FIELDS and bool(claims)
 
 
 def _check_current_runs(
