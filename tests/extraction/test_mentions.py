@@ -220,3 +220,10 @@ def test_filtration_is_detention(extraction_tools):
         "Residents leaving Mariupol say they were forced to pass filtration in the village of "
         "Bezimenne in mid-April.", published=date(2022, 4, 21))
     assert (mention.place_name, mention.categories) == ("Bezimenne", ["detention"])
+
+
+def test_a_toll_makes_a_sentence_about_one_attack_despite_words_of_duration(extraction_tools):
+    (mention,) = extract(extraction_tools,
+        "Russian shelling of Kharkiv, relentless for weeks, killed four people in a queue for "
+        "bread.")
+    assert not mention.situation

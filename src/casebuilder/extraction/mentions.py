@@ -243,7 +243,11 @@ class _SentenceFacts:
         one_day = any(d.value.days <= 2 for d in self.dates if d.role == "event")
         if found & SITUATION_CATEGORIES and not attack:
             return True
-        return bool(attack) and self.cues and not one_day
+        # "Rescuers searched for days after the strike killed 12": one attack's toll, not a
+        # running total, makes the sentence about one attack whatever the cue words say
+        toll = any(f.measure in {"killed", "injured"} and not f.cumulative and (f.low or 0) > 0
+                   for f in self.figures)
+        return bool(attack) and self.cues and not one_day and not toll
 
 
 class MentionExtractor:
