@@ -227,3 +227,11 @@ def test_a_toll_makes_a_sentence_about_one_attack_despite_words_of_duration(extr
         "Russian shelling of Kharkiv, relentless for weeks, killed four people in a queue for "
         "bread.")
     assert not mention.situation
+
+
+def test_every_place_in_a_list_of_origins_is_an_origin(extraction_tools):
+    mentions = extract(extraction_tools,
+        "Shelling of a market in Donetsk killed 27 people on Sunday. The shells were fired from "
+        "the direction of Krasnohorivka and Kurakhove, officials said.",
+        published=date(2024, 1, 22))
+    assert [m.place_name for m in mentions] == ["Donetsk"]

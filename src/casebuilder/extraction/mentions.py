@@ -387,6 +387,7 @@ class MentionExtractor:
                   p.feature_kind != "region" and (p.population or 0) < 50_000
                   else "government" if self._government(tokens, t)
                   else self._place_role(tokens, t, attribution)) for t, p in in_sentence]
+        roles = _share_list_roles(sentence.text, sentence.start, roles)
         cues = bool(self._cues.find(tokens))
         harm_words = any(m.payload for m in self._categories.find(tokens))
         return _SentenceFacts(sentence, attribution, categories, weapons, targets, actors,
@@ -1069,6 +1070,21 @@ def _unknown_place(fact: _SentenceFacts, *, speaker_ok: bool = False) -> str | N
             continue
         return match.group("name")
     return speaker if speaker_ok else None
+
+
+def _share_list_roles(text: str, base: int, roles: list[tuple[ToponymMention, Place, str]]
+                      ) -> list[tuple[ToponymMention, Place, str]]:
+    """"fired from the direction of Krasnohorivka and Kurakhove": a name joined to the one
+    before it by "and", "or" or a comma plays the same part."""
+    out: list[tuple[ToponymMention, Place, str]] = []
+    for toponym, place, role in roles:
+        if out and role == "event" and out[-1][2] in {"origin", "motion", "reference",
+                                                       "motive"}:
+            between = text[out[-1][0].end - base : toponym.start - base].strip().lower()
+            if between in {"and", "or", ",", ", and", ", or"}:
+                role = out[-1][2]
+        out.append((toponym, place, role))
+    return out
 
 
 def _as_of(mention: DateMention, sentence: Sentence) -> DateMention:
