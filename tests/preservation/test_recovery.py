@@ -234,3 +234,58 @@ def test_verify_checks_every_set_aside_file_against_its_note(case):
     assert any(tail_file.name in f and "altered" in f for f in failures), failures
     assert any(checkpoint_file.name in f and "missing" in f for f in failures), failures
     assert any(planted.name in f and "no custody note" in f for f in failures), failures
+
+
+# -- replayed checkpoints, and adoption before the "not covered" note --------------------------
+
+
+@pytest.mark.parametrize("which", [0, -1])
+def test_a_replayed_genuine_checkpoint_is_moved_aside_not_adopted(case, which):
+    annotate(case, "a")
+    annotate(case, "b")
+    lines = case.paths.checkpoints.read_text().splitlines()
+    with open(case.paths.checkpoints, "a") as fh:
+        fh.write(lines[which] + "\n")  # a genuine line, signed with the case key, played again
+    assert not verify_case(case, settle_seconds=0).ok  # before any command: a difference
+    with case.transaction() as tx:  # `casebuilder show 1`
+        tx.record("view")
+    case.checkpoint()
+    kept = case.paths.checkpoints.read_text().splitlines()
+    assert kept[: len(lines)] == lines and lines[which] not in kept[len(lines):]
+    with case.session() as s:
+        from casebuilder.store.schema import Checkpoint
+
+        sizes = [row.tree_size for row in s.query(Checkpoint).order_by(Checkpoint.id)]
+    assert sizes == sorted(sizes) and len(set(sizes)) == len(sizes)
+    note = next(e for e in entries(case) if e["action"] == "checkpoint-note")
+    assert "not later than the checkpoint before it" in note["details"]["reasons"][0]
+    aside = case.paths.custody / note["details"]["moved_to"]
+    assert aside.read_text() == lines[which] + "\n"
+    report = verify_case(case, settle_seconds=0)
+    assert report.ok, [str(f) for f in report.failures]  # no longer "goes backwards" for ever
+    assert any(aside.name in n and "not later than" in n for n in report.notes), report.notes
+
+
+def test_an_adopted_checkpoint_leaves_no_uncovered_note(case):
+    # A command committed its entries, signed and appended its checkpoint, then died before
+    # the checkpoint's database row was committed.
+    with case.transaction() as tx:
+        tx.record("annotate", details={"note": "x"})
+    with case.session() as s:
+        leaves = [bytes.fromhex(row.leaf_hash) for row in
+                  s.query(CustodyEvent).order_by(CustodyEvent.seq)]
+    signed, _ = sign_checkpoint(case.signer, case_id=case.case_id, tree_size=len(leaves),
+                                root=MerkleTree(leaves).root(), time=format_utc(case.clock()))
+    with open(case.paths.checkpoints, "a") as fh:
+        fh.write(signed.as_line() + "\n")
+    case.close()
+    again = open_case(case.paths.root, environ={})
+    try:
+        with again.transaction() as tx:
+            tx.record("view")
+        again.checkpoint()
+        assert [e for e in entries(again) if e["action"] == "checkpoint-note"] == []
+        assert signed.as_line() in again.paths.checkpoints.read_text().splitlines()
+        assert verify_case(again, settle_seconds=0).ok
+    finally:
+        again.close()
