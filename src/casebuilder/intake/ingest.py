@@ -15,7 +15,9 @@ Nothing is written for a file until its original is safely stored, and an error 
 never touches the items already recorded.
 
 A run that stops part-way (killed, power cut) is resumed by ingesting the same files again: an
-item stored but never read (parse status "pending") is read when it arrives again, and so are
+item stored but never read (parse status "pending") is read when it arrives again, as is one
+whose reader's process was stopped on its time limit or died (parse status "stopped", with
+``stopped`` = "timeout" or "crash" in its parse entry: nothing is known about the file), and so are
 the members of a container that arrives again: a member left unread is read, and when fewer
 members were received than the container's parse entry counted (the run stopped between two
 members), the container is listed again and the missing members are taken in.
@@ -44,7 +46,7 @@ from casebuilder.intake.handlers.base import (
     ParseSource,
     Sniff,
 )
-from casebuilder.intake.isolation import parse_isolated
+from casebuilder.intake.isolation import ParserStopped, parse_isolated
 from casebuilder.intake.sidecar import parse_sidecar
 from casebuilder.intake.walk import IntakeCandidate, path_text, plan_intake, printable
 from casebuilder.model.clock import format_utc
@@ -67,7 +69,7 @@ PARSE_TIMEOUT_S = 300.0
 PARSE_MEMORY_BYTES = 4 * 1024**3
 TEXT_MEDIA_TYPE = "text/plain; charset=utf-8"
 #: Parse statuses a later ingest reads again: no reader finished with the item.
-RETRY_PARSE = frozenset({"pending"})
+RETRY_PARSE = frozenset({"pending", "stopped"})
 #: Formats whose parse hands on children (archive members, attachments).
 CONTAINERS = frozenset({"zip", "email"})
 
@@ -117,7 +119,7 @@ class IngestReport:
         return [
             o
             for o in self.outcomes
-            if o.status == "failed" or o.parse_status in {"failed", "unsupported"}
+            if o.status == "failed" or o.parse_status in {"failed", "unsupported", "stopped"}
         ]
 
     @property
@@ -319,6 +321,8 @@ class Ingester:
                 )
             else:
                 result = handler.parse(source)
+        except ParserStopped as exc:
+            return _Reading(handler.name, None, str(exc), "stopped", stopped=exc.kind)
         except UnreadableContent as exc:
             return _Reading(handler.name, None, str(exc), "failed")
         except Exception as exc:  # noqa: BLE001 - a parser bug must not stop the batch
@@ -334,7 +338,7 @@ class Ingester:
         result = reading.result
         if result is None:
             self._finish_parse(outcome.item_id, None, reading.format, error=reading.error,
-                               status=reading.status)
+                               status=reading.status, stopped=reading.stopped)
             outcome.parse_status, outcome.reason = reading.status, reading.error
             return
         self._finish_parse(outcome.item_id, result, reading.format, original_name=name)
@@ -452,9 +456,11 @@ class Ingester:
         error: str | None = None,
         status: str | None = None,
         original_name: str = "",
+        stopped: str | None = None,
     ) -> None:
         """Record a parse; the entry counts the members handed on, so a later run can tell
-        whether a run that stopped part-way received them all."""
+        whether a run that stopped part-way received them all, and says why a reader's process
+        was stopped (``stopped``: "timeout" or "crash"), the failures read again later."""
         derived: list[tuple[Derivative, StoredObject]] = []
         if result is not None:
             for derivative in _with_text(result, item_id, self.case, original_name):
@@ -503,6 +509,8 @@ class Ingester:
             }
             if result is not None and result.children:
                 details["members"] = len(result.children)
+            if stopped is not None:
+                details["stopped"] = stopped
             tx.record("parse", [item_ref(item)], details)
 
 
@@ -514,6 +522,7 @@ class _Reading:
     result: ParseResult | None
     error: str | None
     status: str | None  # the parse status when there is no result
+    stopped: str | None = None  # "timeout" | "crash": the reader's process did not answer
 
 
 def _member_count(session: Session, sha256: str) -> int | None:
