@@ -1015,6 +1015,273 @@ def test_locator_mentions_are_frozen_values(gazetteer: Gazetteer) -> None:
         locator.locates = None  # type: ignore[misc]
 
 
+# --- local context, datelines, lists of regions, institutions ----------------------------------
+
+
+def _resolved(gazetteer: Gazetteer, text: str) -> list[tuple[str, Place | None]]:
+    mentions = gazetteer.find_toponyms(text)
+    resolutions = gazetteer.resolve_mentions(mentions)
+    return [(m.text, r.place) for m, r in zip(mentions, resolutions, strict=True)]
+
+
+MONITOR_RECORDS = (
+    "04/07/2022 Sloviansk central market hit by cluster munitions\n"
+    "Province: Donetsk Oblast. Town/city: Sloviansk. Footage shows fires at the market.\n"
+    "\n"
+    "11/08/2022 Damage to a residential building in Nikolaev after overnight shelling\n"
+    "Province: Mykolaiv Oblast. Town/city: Nikolaev. Footage of a damaged building.\n"
+    "\n"
+    "27/09/2022 Russian strike on Zaporizhia outskirts, bodies at the scene\n"
+    "Province: Zaporizhzhia Oblast. Town/city: Zaporizhia. Images show a destroyed minibus.\n"
+)
+
+
+def test_region_of_the_same_record_outweighs_regions_elsewhere(gazetteer: Gazetteer) -> None:
+    """Several monitor records in one document: each town is resolved in its own record's
+    province, not pulled towards a hamlet of its name near another record's places."""
+    city = gazetteer.resolve("Zaporizhzhia").place
+    assert city is not None and (city.population or 0) > 500_000
+    found = _resolved(gazetteer, MONITOR_RECORDS)
+    zaporizhia = [place for text, place in found if text == "Zaporizhia"]
+    assert len(zaporizhia) == 2
+    assert all(place == city for place in zaporizhia), zaporizhia
+    nikolaev = [place for text, place in found if text == "Nikolaev"]
+    assert nikolaev and all(p is not None and p.admin1 == "Mykolaiv Oblast" for p in nikolaev)
+    # the same records one a line (no blank lines): each line is a record
+    one_a_line = "\n".join(line for line in MONITOR_RECORDS.splitlines() if line.strip())
+    assert all(
+        place == city for text, place in _resolved(gazetteer, one_a_line) if text == "Zaporizhia"
+    )
+
+
+def test_mentions_carry_their_sentence_and_paragraph(gazetteer: Gazetteer) -> None:
+    mentions = gazetteer.find_toponyms(MONITOR_RECORDS)
+    zaporizhia = [m for m in mentions if m.text == "Zaporizhia"]
+    oblast = next(m for m in mentions if m.text == "Zaporizhzhia Oblast")
+    assert {m.paragraph for m in zaporizhia} == {oblast.paragraph} == {2}
+    assert oblast.sentence not in {m.sentence for m in zaporizhia}  # same record, not sentence
+    assert mentions[0].sentence == mentions[0].paragraph == 0
+    # a mention built by hand has no place in a text, and resolves as before
+    hand = ToponymMention(0, 10, "Zaporizhia", zaporizhia[0].candidates)
+    assert hand.sentence == hand.paragraph == -1 and not hand.dateline
+    (resolution,) = gazetteer.resolve_mentions([hand])
+    assert resolution.place is not None
+
+
+def test_local_region_outweighs_document_region(gazetteer: Gazetteer) -> None:
+    text = (
+        "Crimea was quiet overnight, officials in Simferopol said.\n\n"
+        "In the Kyiv region, a drone hit Ukrainka."
+    )
+    ukrainka = dict(_resolved(gazetteer, text))["Ukrainka"]
+    assert ukrainka is not None and ukrainka.admin1 == "Kyiv Oblast"
+    # the same through the API: a region named beside the name before one named elsewhere
+    resolution = gazetteer.resolve(
+        "Ukrainka", PlaceContext(admin1=("Crimea", "Kyiv Oblast"), local_admin1=("Kyiv Oblast",))
+    )
+    assert resolution.place is not None and resolution.place.admin1 == "Kyiv Oblast"
+    assert "beside it" in resolution.reason
+    # without the local hint the document's regions still choose among their candidates
+    crimea = gazetteer.resolve("Ukrainka", PlaceContext(admin1=("Crimea",))).place
+    assert crimea is not None and crimea.admin1 == "Crimea"
+
+
+def test_places_named_in_the_same_paragraph_weigh_first(gazetteer: Gazetteer) -> None:
+    """A village named before its neighbours ("Kamianske and Stepnohirsk near Orikhiv") is
+    placed beside them, not in a region another paragraph names."""
+    text = (
+        "Russian forces shelled Kamianske and Stepnohirsk near Orikhiv.\n\n"
+        "Crimea was quiet, the occupation authorities said."
+    )
+    kamianske = dict(_resolved(gazetteer, text))["Kamianske"]
+    assert kamianske is not None and kamianske.admin1 == "Zaporizhzhia Oblast"
+    stepnohirsk = gazetteer.resolve("Stepnohirsk").place
+    assert stepnohirsk is not None
+    near = gazetteer.resolve(
+        "Kamianske", PlaceContext(admin1=("Crimea",), local_nearby=(stepnohirsk.coordinates,))
+    )
+    assert near.place == kamianske and "beside it" in near.reason
+
+
+@pytest.mark.parametrize(
+    ("spelling", "official"),
+    [("Zaporizhia", "Zaporizhzhia"), ("Kharkov", "Kharkiv"), ("Nikolaev", "Mykolaiv"),
+     ("Kiev", "Kyiv")],
+)  # fmt: skip
+def test_variant_spelling_of_a_big_city_beats_hamlets(
+    gazetteer: Gazetteer, spelling: str, official: str
+) -> None:
+    """Nearness to the document's other places, or a region named elsewhere in it, does not
+    make a Russian-style or variant spelling of a big city a hamlet of that name."""
+    city = gazetteer.resolve(official).place
+    assert city is not None and (city.population or 0) >= 100_000
+    for region, town in (("Donetsk Oblast", "Sloviansk"), ("Chernihiv Oblast", "Nizhyn"),
+                         ("Kherson Oblast", "Kherson")):  # fmt: skip
+        anchor = gazetteer.resolve(town).place
+        assert anchor is not None
+        context = PlaceContext(admin1=(region,), nearby=(anchor.coordinates,))
+        assert gazetteer.resolve(spelling, context).place == city, (spelling, region)
+    # a named locator still picks the hamlet: "Zaporizhia, Donetsk Oblast" is not the city
+    hamlet = gazetteer.resolve("Zaporizhia, Donetsk Oblast").place
+    assert hamlet is not None and hamlet.admin1 == "Donetsk Oblast"
+
+
+def test_an_oblast_centre_by_its_own_name_beats_hamlets(gazetteer: Gazetteer) -> None:
+    """"The town of Zaporizhzhia" in a paragraph on Mariupol, in a document that also names
+    Chernihiv, is the oblast centre, not the village of that name nearer Mariupol nor a
+    hamlet of Chernihiv Oblast."""
+    city = gazetteer.resolve("Zaporizhzhia").place
+    assert city is not None
+    text = (
+        "Shelling continued in Chernihiv and the Chernihiv region.\n\n"
+        "A parking lot in the town of Zaporizhzhia has become the gathering point for people "
+        "fleeing Mariupol."
+    )
+    assert dict(_resolved(gazetteer, text))["Zaporizhzhia"] == city
+    mariupol = gazetteer.resolve("Mariupol").place
+    assert mariupol is not None
+    context = PlaceContext(admin1=("Chernihiv Oblast",), local_nearby=(mariupol.coordinates,))
+    assert gazetteer.resolve("Zaporizhzhia", context).place == city
+
+
+def test_well_known_own_name_beats_small_spelling_matches(gazetteer: Gazetteer) -> None:
+    # "Sumy" is the city, not a Crimean village that GeoNames also calls Shumy, nor a Shumy
+    crimea = PlaceContext(admin1=("Crimea",))
+    sumy = gazetteer.resolve("Sumy", crimea).place
+    assert sumy is not None and sumy.admin1 == "Sumy Oblast"
+    # a city's official name written exactly decides nothing by itself: nearness still does
+    orikhiv = gazetteer.resolve("Orikhiv").place
+    assert orikhiv is not None
+    village = gazetteer.resolve("Kamianske", PlaceContext(nearby=(orikhiv.coordinates,))).place
+    assert village is not None and village.admin1 == "Zaporizhzhia Oblast"
+
+
+@pytest.mark.parametrize(
+    ("text", "datelines"),
+    [
+        ("KYIV — A strike hit the capital overnight.", ["KYIV"]),
+        ("MOSCOW, 2 March 2023 — Officials said Kursk was hit.", ["MOSCOW"]),
+        ("KRAMATORSK, Ukraine (April 8) - A missile hit the station.", ["KRAMATORSK", "Ukraine"]),
+        ("ZAPORIZHZHIA (Ukraine) — A missile hit a block.", ["ZAPORIZHZHIA", "Ukraine"]),
+        ("LVIV (Reuters) - Drones hit Lviv.", ["LVIV"]),
+        ("Headline\nODESA, Ukraine — Missiles struck Odesa.", ["ODESA", "Ukraine"]),
+        ("Officials in KYIV — and elsewhere — said.", []),  # not at the start of a paragraph
+        ("Kyiv — the capital — was hit.", []),  # not in capitals
+        ("KHARKIV STRIKES KILL TWO", []),  # no comma or dash after the name
+    ],
+)
+def test_datelines(gazetteer: Gazetteer, text: str, datelines: list[str]) -> None:
+    mentions = gazetteer.find_toponyms(text)
+    assert [m.text for m in mentions if m.dateline] == datelines
+    assert all(text[m.start : m.end] == m.text for m in mentions)
+
+
+def test_dateline_is_a_place_but_not_local_context(gazetteer: Gazetteer) -> None:
+    text = "KHERSON — Shelling hit Zelenyi Hai overnight."
+    found = _resolved(gazetteer, text)
+    assert found[0][0] == "KHERSON" and found[0][1] is not None
+    assert found[0][1].name == "Kherson"
+    mentions = gazetteer.find_toponyms(text)
+    assert mentions[0].dateline and not mentions[1].dateline
+
+
+@pytest.mark.parametrize(
+    ("text", "regions"),
+    [
+        (
+            "the largest electricity supplier for the Kyiv, Cherkasy and Zhytomyr regions",
+            ["Kyiv Oblast", "Cherkasy Oblast", "Zhytomyr Oblast"],
+        ),
+        ("Drones were shot down over Kharkiv and Sumy oblasts.", ["Kharkiv Oblast", "Sumy Oblast"]),
+        ("Blackouts hit the regions of Kyiv and Chernihiv.", ["Kyiv Oblast", "Chernihiv Oblast"]),
+        ("Shelling near the border of Kherson & Dnepropetrovsk oblasts",
+         ["Kherson Oblast", "Dnipropetrovsk Oblast"]),
+        ("Shelling of Donetsk, Luhansk, Zaporizhzhia and Kherson provinces",
+         ["Donetsk Oblast", "Luhansk Oblast", "Zaporizhzhia Oblast", "Kherson Oblast"]),
+    ],
+)  # fmt: skip
+def test_lists_of_regions_name_oblasts(gazetteer: Gazetteer, text: str, regions: list[str]) -> None:
+    mentions = gazetteer.find_toponyms(text)
+    assert [m.place.name for m in mentions] == regions
+    assert all(m.kind == "region" for m in mentions)
+    resolved = [p.name if p else None for _t, p in _resolved(gazetteer, text)]
+    assert resolved == regions
+
+
+def test_lists_of_regions_leave_cities_alone(gazetteer: Gazetteer) -> None:
+    found = _found(gazetteer, "Missiles hit Kyiv, Cherkasy and Zhytomyr on Monday.")
+    assert found == [(t, "settlement", None) for t in ("Kyiv", "Cherkasy", "Zhytomyr")]
+    # one name is no list; the region after "the region of" is one name, not those after it
+    assert _found(gazetteer, "Kyiv regions ...")[0][1] == "settlement"
+    found = _found(gazetteer, "In the region of Kherson, Mykolaiv was hit.")
+    assert found == [("Kherson", "region", None), ("Mykolaiv", "settlement", None)]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Dozens of children from the Kherson Regional Children's Home were taken away.",
+        "Home to 30,000 people, the town was shelled.",
+        "The Opera House, the Town Hall and the Central Park were damaged.",
+        "Damage to Center for Support and Development.",
+        "Blast damage to zoo facilities.",
+        "Skit/Stugna-P ATGM strike by the Ukrainian forces.",
+        "Part of the convoy turned back. Man in uniform stopped us.",
+        "Thorn bushes, Vine leaves, Soul music, Tape recorders, Deli counters.",
+        "A drone of the 503rd Marine Battalion was hit.",
+    ],
+)
+def test_institution_words_and_foreign_alternate_names_are_not_places(
+    gazetteer: Gazetteer, text: str
+) -> None:
+    found = _found(gazetteer, text)
+    assert all(kind in ("region", "country") or text_ == "Kherson" for text_, kind, _ in found), (
+        found
+    )
+    assert not any(
+        p.country not in ("UA",) for m in gazetteer.find_toponyms(text) for p in m.candidates[:1]
+    )
+
+
+def test_places_abroad_by_their_own_names_and_exonyms(gazetteer: Gazetteer) -> None:
+    """A town abroad is found by its own name, a well-known exonym, or a spelling of its own
+    name, never by an alternate name GeoNames writes in another script (the Serbian
+    "Гомељ" romanised is "Home") or that is a common English word; in its own script it is."""
+    for text, name in (
+        ("Gomel", "Homyel'"), ("Homyel", "Homyel'"), ("Kishinev", "Chisinau"),
+        ("Cologne", "Köln"), ("Tyotkino", "Tëtkino"), ("Гомель", "Homyel'"),
+    ):  # fmt: skip
+        mentions = gazetteer.find_toponyms(f"Troops moved towards {text} on Monday.")
+        assert mentions and mentions[0].place.name == name, (text, mentions)
+    assert gazetteer.find_toponyms("They went Home on Monday.") == []
+    # a place abroad known by a former name only is not found by it in running text
+    assert all(
+        m.place.country == "UA" or m.place.name != "Golovchino"
+        for m in gazetteer.find_toponyms("Fighting near Spasskaya was reported.")
+    )
+    # resolution of a query is unchanged: a query names a place on purpose
+    assert gazetteer.resolve("Kishinev").place is not None
+
+
+def test_crimean_is_an_adjective_and_the_crimean_bridge_a_feature(gazetteer: Gazetteer) -> None:
+    for text in (
+        "Crimean Tatars were detained.",
+        "The Crimean Tatar Mejlis protested; a Crimean Tatar activist was jailed.",
+        "CRIMEAN TATARS protested. Crimean authorities said.",
+    ):
+        assert _found(gazetteer, text) == [], text
+    found = _resolved(gazetteer, "The Crimean Bridge and the Kerch Bridge; the Antonivskyi Bridge.")
+    assert [(t, p.feature_kind if p else None) for t, p in found] == [
+        ("Crimean Bridge", "feature"),
+        ("Kerch Bridge", "feature"),
+        ("Antonivskyi Bridge", "feature"),
+    ]
+    assert found[0][1] == found[1][1]  # the same bridge
+    assert _found(gazetteer, "A strike on the Crimean port of Sevastopol.") == [
+        ("Sevastopol", "settlement", None)
+    ]
+
+
 # --- the cache ----------------------------------------------------------------------------------
 
 

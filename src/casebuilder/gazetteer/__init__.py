@@ -18,6 +18,8 @@ Build it once and pass it in::
         mention.kind             # "settlement", "region", "country", "water_body", ...
         mention.locates          # index of the mention it only locates ("Kharkiv" in
                                  # "Vilkhivka (Kharkivskyi, Kharkiv)"), else None
+        mention.dateline         # "KYIV —": where the report was filed, not an event place
+        mention.sentence, mention.paragraph   # local context weighs before the document's
         resolution.place         # resolved with its locators and the rest of the document
         gazetteer.country_of(mention)   # the country place (Ukraine, Russia, ...)
 

@@ -112,12 +112,22 @@ class PlaceContext:
     weigh like the qualifiers of a query: ``resolve("Vilkhivka", PlaceContext(within=
     ("Kharkivskyi", "Kharkiv")))`` equals ``resolve("Vilkhivka, Kharkivskyi, Kharkiv")``.
     ``country`` is the ISO code assumed when a name exists in several countries.
+
+    ``local_admin1`` and ``local_nearby`` are the same kinds of hint taken only from the
+    mention's own sentence, else its own paragraph or record (``"Province: Zaporizhzhia
+    Oblast. Town/city: Zaporizhia."``): a region named there outweighs the regions of
+    ``admin1``, and nearness to ``local_nearby`` is weighed before nearness to ``nearby``.
+    Neither outweighs a locator (``within``), and neither makes an oblast's centre, a variant
+    spelling of a big city ("Zaporizhia", "Kharkov") or a well-known town's own name a hamlet
+    of that name (see :mod:`casebuilder.gazetteer.resolver`).
     """
 
     admin1: tuple[str, ...] = ()
     nearby: tuple[tuple[float, float], ...] = ()
     country: str = "UA"
     within: tuple[str, ...] = ()
+    local_admin1: tuple[str, ...] = ()
+    local_nearby: tuple[tuple[float, float], ...] = ()
 
 
 @dataclass(frozen=True, slots=True)
@@ -171,6 +181,19 @@ class ToponymMention:
     :meth:`Gazetteer.resolve_mentions` does). A locator that names an oblast or raion lists
     that region first among its candidates, even where the bare name is also a city's
     ("Kharkiv" in "(Kharkivskyi, Kharkiv)").
+
+    :attr:`dateline` is True for the place name of a dateline: a name written in capitals at
+    the start of a paragraph and followed by a comma or a dash ("KYIV —", "MOSCOW, 2 March
+    2023 —", "KRAMATORSK, Ukraine (April 8) -", "LVIV (Reuters) -"), and for the names that
+    complete it before its dash ("Ukraine" there). It says where the report was filed, not
+    where something happened. :meth:`Gazetteer.resolve_mentions` does not count a dateline as
+    local context of the paragraph it opens.
+
+    :attr:`sentence` and :attr:`paragraph` number the sentence and the paragraph (or record:
+    a block of lines between blank lines) the mention lies in, counted from 0 over the text
+    given to :meth:`Gazetteer.find_toponyms`; -1 when unknown (a mention built by hand).
+    :meth:`Gazetteer.resolve_mentions` weighs the regions and places named in the same
+    sentence, then the same paragraph, before those named elsewhere in the document.
     """
 
     start: int
@@ -178,6 +201,9 @@ class ToponymMention:
     text: str
     candidates: tuple[Place, ...]
     locates: int | None = None
+    dateline: bool = False
+    sentence: int = -1
+    paragraph: int = -1
 
     @property
     def place(self) -> Place:

@@ -25,9 +25,17 @@ How a query such as ``"Chuhuiv, south of Kharkiv"``, ``"Merefa, Kharkivska, Ukra
    "district" or "rayon" that names a raion prefers the raion ("Kharkivskyi district").
 3. Disambiguation, in this order: a region named in the query keeps only its candidates, and
    a raion named in the query keeps those inside it (when none is, nearness to the raion
-   counts instead); a region or raion only named elsewhere in the document, via
-   ``PlaceContext.admin1``, does the same when it keeps any; then nearness to anchors and to
-   places already resolved in the document (bands of 30, 80 and 200 km); then a match on the
+   counts instead); else a region or raion named beside the mention, in its own sentence or
+   paragraph (``PlaceContext.local_admin1``), does the same when it keeps any, else one named
+   elsewhere in the document (``PlaceContext.admin1``), unless a candidate lies within 30 km
+   of a place named beside the mention (``PlaceContext.local_nearby``) and none inside does.
+   Neither of these makes a well-known town a hamlet of its name (see :func:`_outranks`):
+   a town of 10,000+ people whose own name is written exactly, an oblast's centre by any of
+   its own names, or a city of 100,000+ people written in another of its own spellings
+   ("Zaporizhia", "Kharkov", "Nikolaev"), comes before villages of that name wherever the
+   document's places lie. Then nearness to
+   the places named beside the mention, then to anchors and to the document's other places
+   (bands of 30, 80 and 200 km); then a match on the
    place's own name before one on an alternate name GeoNames lists (a former name, the name
    of a merged village); then the kind of place (a located settlement, district or feature
    before a village placed coarsely from KATOTTG, before a region); then population; then the
@@ -58,11 +66,12 @@ import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Literal
 
 from casebuilder.gazetteer.build import HOME_COUNTRY, NEIGHBOUR_COUNTRIES, GazetteerIndex, Region
 from casebuilder.gazetteer.geo import distance_km, nearest_distance_km
+from casebuilder.gazetteer.layout import mark_region_lists, with_layout
 from casebuilder.gazetteer.locators import link_locators
 from casebuilder.gazetteer.model import (
     Candidate,
@@ -114,6 +123,7 @@ _BANDS_KM = (30.0, 80.0, 200.0)
 _OUTSIDE_REGION_KM = 150.0
 _WELL_KNOWN_POPULATION = 10_000  # the scanner's lower-case rule spares names of such towns
 _PROMINENT_POPULATION = 100_000  # a foreign city this large competes with places in Ukraine
+_SPELLING_SHARE = 0.3  # an alternate name this close to a place's own name is a spelling of it
 
 
 @dataclass(frozen=True, slots=True)
@@ -220,6 +230,18 @@ class Gazetteer:
         self._region_places = {
             p.admin1: p for p in self.places if p.feature_kind == "region" and not p.is_raion
         }
+        # the administrative centres of the oblasts (and Kyiv, Sevastopol): a name written as
+        # one of their own is the centre, not a hamlet of that name (see _outranks)
+        self._capitals = frozenset(
+            place.gazetteer_id
+            for region in index.regions
+            if region.country == HOME_COUNTRY
+            for place in self.places
+            if place.feature_kind == "settlement"
+            and place.precision == "settlement"
+            and place.name == region.centre
+            and distance_km(place, (region.lat, region.lon)) <= _CITY_BOUND_KM
+        )
         self._countries: dict[str, Place] = {}
         self._country_keys: dict[str, str] = dict(_COUNTRY_CODES)
         for number, place in enumerate(self.places):
@@ -228,6 +250,16 @@ class Gazetteer:
                 for key in self._names[number]:
                     self._country_keys.setdefault(key, place.country)
         self._fold_of = functools.lru_cache(maxsize=1 << 16)(fold_toponym)
+        # alternate names of towns abroad that GeoNames writes in Latin letters (the others
+        # are romanised by the Ukrainian rules, which suit no foreign language)
+        self._latin_alternates: frozenset[tuple[int, str]] = frozenset(
+            (number, key)
+            for raw, key, _folded, number, primary in index.names
+            if not primary
+            and self.places[number].country != HOME_COUNTRY
+            and self.places[number].feature_kind == "settlement"
+            and _latin(raw)
+        )
         self.scanner = ToponymScanner(
             self._exact,
             self.places,
@@ -241,6 +273,23 @@ class Gazetteer:
             own_name=lambda number, key: self._fold_of(key) in self._own_folds.get(number, ()),
             home=HOME_COUNTRY,
             neighbours=NEIGHBOUR_COUNTRIES,
+            alias_ok=self._alias_ok,
+        )
+
+    def _alias_ok(self, number: int, key: str, written: str) -> bool:
+        """Whether running text may name a town abroad by ``key``, one of its alternate names
+        (see :meth:`.scanner.ToponymScanner._cued`): a well-known exonym or a spelling of its
+        own name, not a common word, and written in the script GeoNames gives it in."""
+        if key in self.stoplist:
+            return False
+        if _latin(written) and (number, key) not in self._latin_alternates:
+            return False
+        if (self.places[number].population or 0) >= _PROMINENT_POPULATION:
+            return True
+        folded = self._fold_of(key)
+        limit = max(1, round(len(folded) * _SPELLING_SHARE))
+        return any(
+            edit_distance(folded, own, limit) <= limit for own in self._own_folds.get(number, ())
         )
 
     def _region_place(self, text: str) -> Place | None:
@@ -270,10 +319,14 @@ class Gazetteer:
         Across the whole text: a square or district whose name many cities share ("Svobody
         Square", "Tsentralnyi district") is left out when the text names towns and it lies in
         none of them, and otherwise lists the candidates in the towns named first; a raion's
-        bare adjective ("Kharkivskyi") counts only as a locator."""
+        bare adjective ("Kharkivskyi") counts only as a locator; every item of a list of
+        regions ("the Kyiv, Cherkasy and Zhytomyr regions", "the regions of Kyiv and
+        Chernihiv") is the oblast. Each mention carries its sentence and paragraph, and
+        ``dateline`` for the name of a dateline ("KYIV —"; see :mod:`.layout`)."""
         mentions = self._in_named_towns(self.scanner.find(text))
+        mentions = mark_region_lists(text, mentions, self._oblast_of)
         mentions = link_locators(text, mentions, self._readings, self._lies_in)
-        return _without_bare_raions(mentions)
+        return with_layout(text, _without_bare_raions(mentions))
 
     def resolve_mentions(
         self, mentions: Sequence[ToponymMention], context: PlaceContext | None = None
@@ -285,7 +338,12 @@ class Gazetteer:
         oblast or raion by its full name: "Donetsk" in "Mykolaivka, Donetsk" is passed as
         "Donetsk Oblast"), the regions and raions the document names (``context.admin1`` and
         every region or raion mention, locators included) as ``admin1``, and the places
-        already resolved as ``nearby`` (after ``context.nearby``). Names with a single
+        already resolved as ``nearby`` (after ``context.nearby``). Local context weighs first
+        (see :attr:`ToponymMention.sentence`): the regions and raions named in the mention's
+        own sentence, else its own paragraph or record, as ``local_admin1`` when one of its
+        candidates lies in them ("Province: Zaporizhzhia Oblast. Town/city: Zaporizhia."), and
+        the other places of its paragraph, those named after it included, as
+        ``local_nearby``. A dateline is no local context. Names with a single
         candidate are resolved too, so that a locator can overrule a lone candidate elsewhere
         ("Xivka, Kherson Oblast" gives Kherson Oblast when the only Xivka known is a village
         of Odesa Oblast). A Resolution whose place is None (a square of a city the document
@@ -301,13 +359,14 @@ class Gazetteer:
                 # Donetsk Oblast, not also the city of Donetsk nearby), a city as written
                 area = mention.kind == "region"
                 within[mention.locates].append(mention.place.name if area else mention.text)
-        regions = tuple(context.admin1) + tuple(
-            m.place.name if m.locates is not None else m.text
-            for m in mentions
-            if m.kind == "region"
-        )
+        named = [(m, m.place.name) for m in mentions if m.kind == "region"]
+        regions = tuple(context.admin1) + tuple(name for _m, name in named)
         nearby = list(context.nearby)
-        cache: dict[tuple[str, tuple[str, ...]], Resolution] = {}
+        # places resolved so far in each paragraph (datelines left out: they say where the
+        # report was filed, not where its paragraph's events happened)
+        nearby_in: dict[int, list[tuple[int, tuple[float, float]]]] = defaultdict(list)
+        asked: dict[int, PlaceContext] = {}  # the context each mention was resolved with
+        cache: dict[tuple[object, ...], Resolution] = {}
         results: list[Resolution] = []
         for number, mention in enumerate(mentions):
             if mention.locates is not None:
@@ -317,6 +376,8 @@ class Gazetteer:
                                           f"locates {located!r}"))  # fmt: skip
                 if city_bound(mentions[mention.locates].place) and not _coarse(place):
                     nearby.append(place.coordinates)
+                    if mention.paragraph >= 0:
+                        nearby_in[mention.paragraph].append((number, place.coordinates))
                 continue
             if mention.kind in ("country", "water_body") or (
                 mention.kind == "region" and not mention.place.is_raion
@@ -324,19 +385,59 @@ class Gazetteer:
                 results.append(Resolution(mention.text, mention.place, mention.text, (),
                                           "named as such in the text"))  # fmt: skip
                 continue
-            key = (mention.text, tuple(within[number]))
-            resolution = cache.get(key)
-            if resolution is None:
-                resolution = self.resolve(
-                    mention.text,
-                    PlaceContext(admin1=regions, nearby=tuple(nearby), country=context.country,
-                                 within=tuple(within[number])),
-                )  # fmt: skip
-                cache[key] = resolution
+            local_nearby = tuple(c for _n, c in nearby_in[mention.paragraph])
+            asked[number] = PlaceContext(
+                admin1=regions, nearby=tuple(nearby), country=context.country,
+                within=tuple(within[number]), local_admin1=self._local_regions(mention, named),
+                local_nearby=local_nearby if mention.paragraph >= 0 else (),
+            )  # fmt: skip
+            resolution = self._resolve_cached(mention.text, asked[number], cache)
             results.append(resolution)
             if resolution.place is not None and not _coarse(resolution.place):
                 nearby.append(resolution.place.coordinates)
+                if mention.paragraph >= 0 and not mention.dateline:
+                    nearby_in[mention.paragraph].append((number, resolution.place.coordinates))
+        # once more with every other place of the paragraph, those named after it too
+        # ("Kamianske and Stepnohirsk near Orikhiv")
+        for number, first in asked.items():
+            mention = mentions[number]
+            if mention.paragraph < 0 or mention.dateline:
+                continue
+            local_nearby = tuple(
+                c for n, c in nearby_in[mention.paragraph]
+                if n != number and mentions[n].text != mention.text
+            )  # fmt: skip
+            if set(local_nearby) != set(first.local_nearby):
+                results[number] = self._resolve_cached(
+                    mention.text, replace(first, local_nearby=local_nearby), cache
+                )
         return results
+
+    def _resolve_cached(
+        self, text: str, context: PlaceContext, cache: dict[tuple[object, ...], Resolution]
+    ) -> Resolution:
+        key = (text, context.within, context.local_admin1, context.local_nearby)
+        resolution = cache.get(key)
+        if resolution is None:
+            resolution = cache[key] = self.resolve(text, context)
+        return resolution
+
+    def _local_regions(
+        self, mention: ToponymMention, named: Sequence[tuple[ToponymMention, str]]
+    ) -> tuple[str, ...]:
+        """The regions and raions named in the mention's own sentence when one of its
+        candidates lies in one of them, else those of its own paragraph (or record) when one
+        does; none otherwise, or when the mention's place in the text is unknown. Datelines
+        are not local context."""
+        if mention.paragraph < 0 or mention.dateline:
+            return ()
+        here = [(m, name) for m, name in named
+                if m.paragraph == mention.paragraph and not m.dateline]  # fmt: skip
+        for scope in ([(m, n) for m, n in here if m.sentence == mention.sentence], here):
+            areas = [m.place for m, _name in scope]
+            if any(self._lies_in(c, area) for c in mention.candidates for area in areas):
+                return tuple(name for _m, name in scope)
+        return ()
 
     def _in_named_towns(self, mentions: list[ToponymMention]) -> list[ToponymMention]:
         """Leave out a generic square or district that lies in none of the towns the text
@@ -360,6 +461,11 @@ class Gazetteer:
                                          tuple(ordered), mention.locates)  # fmt: skip
             kept.append(mention)
         return kept
+
+    def _oblast_of(self, mention: ToponymMention) -> Place | None:
+        """The first-level region a bare name names ("Kyiv" -> Kyiv Oblast), if any."""
+        regions = self.regions.match(mention.text, fuzzy=False)
+        return self._region_places.get(_primary(regions)) if regions else None
 
     def _readings(self, mention: ToponymMention) -> tuple[Place, ...]:
         """The oblasts and raions a mention may name (see :mod:`.locators`)."""
@@ -511,17 +617,10 @@ class Gazetteer:
                 named_raions = in_oblast or named_raions
             for raion in named_raions:
                 named_regions |= self.regions.match(raion.admin1)
-        document_regions: set[str] = set()
-        document_raions: list[Place] = []
-        for mention in context.admin1:
-            raions = self._raions(mention)
-            if raions:
-                document_raions += raions
-                for raion in raions:
-                    document_regions |= self.regions.match(raion.admin1)
-            else:
-                document_regions |= self.regions.match(mention)
+        document_regions, document_raions = self._areas(context.admin1)
+        local_regions, local_raions = self._areas(context.local_admin1)
         anchors.extend(context.nearby)
+        local_anchors = list(context.local_nearby)
 
         head = parsed.head
         if not head:
@@ -564,8 +663,11 @@ class Gazetteer:
         if in_country and (country_named or not _prominent_abroad(candidates, country)):
             candidates = in_country
 
+        head_key = normalise_toponym(stripped if stripped else head)
+
         def rank(found: Iterable[Candidate]) -> list[Candidate]:
-            return self._rank(found, anchors, anchor_places, raion_first=raion_first)
+            return self._rank(found, anchors, anchor_places, raion_first=raion_first,
+                              local=local_anchors, head_key=head_key)  # fmt: skip
 
         reasons: list[str] = []
         pool = candidates
@@ -622,18 +724,48 @@ class Gazetteer:
                 elif not any(c.place.is_raion for c in pool):
                     anchors.extend(r.coordinates for r in named_raions)
                     reasons.append(f"none in {raion_label}; nearest to it")
-        elif document_regions:
-            inside = [c for c in candidates if c.place.admin1 in document_regions]
-            if inside:
+        else:
+            # a region named in the mention's own sentence or paragraph before one named
+            # elsewhere in the document; neither makes a well-known town a hamlet of its name
+            for where, areas, raions in (
+                ("beside it", local_regions, local_raions),
+                ("in the document", document_regions, document_raions),
+            ):
+                inside = [c for c in candidates if c.place.admin1 in areas]
+                if raions:
+                    in_raion = [c for c in inside if _in_raion(c.place, raions)]
+                    if in_raion and len(in_raion) < len(inside):
+                        inside = in_raion
+                if not inside:
+                    continue
+                if areas is document_regions and local_anchors:
+                    close = [
+                        c for c in candidates
+                        if nearest_distance_km(c.place, local_anchors) <= _BANDS_KM[0]
+                    ]  # fmt: skip
+                    if close and not any(c in inside for c in close):
+                        reasons.append("nearer to the places named beside it than to the "
+                                       "region named elsewhere in the document")  # fmt: skip
+                        break
+                if self._outweighed(inside, candidates, head_key, self._capitals):
+                    reasons.append(f"a well-known place of this name outweighs the smaller "
+                                   f"ones in the region named {where}")  # fmt: skip
+                    break
                 pool = inside
-                reasons.append(f"region named in the document ({_label(document_regions)})")
-        if document_raions and not named_raions:
-            in_raion = [c for c in pool if _in_raion(c.place, document_raions)]
-            if in_raion and len(in_raion) < len(pool):
-                pool = in_raion
-                reasons.append(
-                    f"raion named in the document ({', '.join(r.name for r in document_raions)})"
-                )
+                names = {c.place.admin1 for c in inside} - {r.admin1 for r in raions}
+                reasons.append(f"region named {where} "
+                               f"({_label([*names, *(r.name for r in raions)])})")  # fmt: skip
+                break
+        if named_regions and not named_raions:
+            for where, raions in (
+                ("beside it", local_raions),
+                ("in the document", document_raions),
+            ):
+                in_raion = [c for c in pool if _in_raion(c.place, raions)] if raions else []
+                if in_raion and len(in_raion) < len(pool):
+                    pool = in_raion
+                    reasons.append(f"raion named {where} ({', '.join(r.name for r in raions)})")
+                    break
         if not pool:
             pool = self._fuzzy(stripped, [country]) if not candidates else []
             if not pool:
@@ -653,7 +785,9 @@ class Gazetteer:
                     query, None, stripped, tuple(ranked),
                     "a name many cities share, known only far from the document's places",
                 )  # fmt: skip
-        reasons.append(self._why(best, ranked, anchors, anchor_places))
+        reasons.append(
+            self._why(best, ranked, anchors, anchor_places, local_anchors, head_key, self._capitals)
+        )
         if parsed.relative:
             reasons.append("the query gives a position relative to this place")
         if best.place.placed_at:
@@ -661,6 +795,36 @@ class Gazetteer:
         others = [c for c in rank(candidates) if c not in ranked]
         return Resolution(
             query, best.place, best.matched_name, tuple(ranked + others), "; ".join(reasons)
+        )
+
+    def _areas(self, names: Iterable[str]) -> tuple[set[str], list[Place]]:
+        """The regions (with the oblasts of raions) and the raions that ``names`` name."""
+        regions: set[str] = set()
+        raions: list[Place] = []
+        for name in names:
+            found = self._raions(name)
+            if found:
+                raions += found
+                for raion in found:
+                    regions |= self.regions.match(raion.admin1)
+            else:
+                regions |= self.regions.match(name)
+        return regions, raions
+
+    @staticmethod
+    def _outweighed(
+        inside: Sequence[Candidate],
+        candidates: Sequence[Candidate],
+        head_key: str,
+        capitals: frozenset[str],
+    ) -> bool:
+        """Whether a candidate outside ``inside`` outranks every one in it (see
+        :func:`_outranks`), so that a region named in the document does not choose among
+        ``inside`` alone."""
+        return any(
+            all(_outranks(big, small, head_key, capitals) for small in inside)
+            for big in candidates
+            if big not in inside
         )
 
     def _raions(self, text: str) -> list[Place]:
@@ -703,11 +867,21 @@ class Gazetteer:
         anchor_places: Sequence[Place],
         *,
         raion_first: bool = False,
+        local: Sequence[tuple[float, float]] = (),
+        head_key: str = "",
     ) -> list[Candidate]:
-        def key(candidate: Candidate) -> tuple[int, int, int, int, int, str]:
+        unique: dict[str, Candidate] = {}
+        for candidate in candidates:
+            unique.setdefault(candidate.place.gazetteer_id, candidate)
+        found = list(unique.values())
+        big = [c for c in found if _big_city(c)] if head_key else []
+
+        def key(candidate: Candidate) -> tuple[int, int, int, int, int, int, int, str]:
             place = candidate.place
             return (
                 1 if candidate.match == "fuzzy" else 0,
+                1 if any(_outranks(b, candidate, head_key, self._capitals) for b in big) else 0,
+                _band(nearest_distance_km(place, local)) if local else 0,
                 _band(nearest_distance_km(place, anchors)) if anchors else 0,
                 1 if candidate.alternate else 0,
                 -1 if raion_first and place.is_raion else _kind_rank(place, anchor_places),
@@ -715,10 +889,7 @@ class Gazetteer:
                 place.gazetteer_id,
             )
 
-        unique: dict[str, Candidate] = {}
-        for candidate in candidates:
-            unique.setdefault(candidate.place.gazetteer_id, candidate)
-        return sorted(unique.values(), key=key)
+        return sorted(found, key=key)
 
     @staticmethod
     def _why(
@@ -726,12 +897,23 @@ class Gazetteer:
         ranked: Sequence[Candidate],
         anchors: Sequence[tuple[float, float]],
         anchor_places: Sequence[Place],
+        local: Sequence[tuple[float, float]] = (),
+        head_key: str = "",
+        capitals: frozenset[str] = frozenset(),
     ) -> str:
         if len(ranked) == 1:
             return "only candidate"
         runner = ranked[1]
         if best.place.is_raion and not runner.place.is_raion and not anchors:
             return f"{len(ranked)} candidates; the query names a raion"
+        if head_key and any(_outranks(best, c, head_key, capitals) for c in ranked[1:]):
+            return (f"{len(ranked)} candidates; a town of {best.place.population:,} people "
+                    "before hamlets of its name")  # fmt: skip
+        if local:
+            bands = [_band(nearest_distance_km(c.place, local)) for c in ranked]
+            if bands[0] < max(bands):
+                distance = nearest_distance_km(best.place, local)
+                return f"nearest to the places named beside it ({distance:.0f} km)"
         if anchors:
             bands = [_band(nearest_distance_km(c.place, anchors)) for c in ranked]
             if bands[0] < max(bands):
@@ -817,6 +999,58 @@ def _without_bare_raions(mentions: list[ToponymMention]) -> list[ToponymMention]
         )
         for m in kept
     ]  # fmt: skip
+
+
+def _latin(text: str) -> bool:
+    """Whether every letter of ``text`` is a Latin one (with diacritics)."""
+    return all(
+        ord(ch) < 0x250 or 0x1E00 <= ord(ch) < 0x1F00 for ch in text if ch.isalpha()
+    )
+
+
+def _big_city(candidate: Candidate) -> bool:
+    """A located town of 10,000+ people of the home country, matched on its name or a
+    spelling of it (not one or two letters off): one that may outrank hamlets of its name."""
+    place = candidate.place
+    return (
+        candidate.match != "fuzzy"
+        and place.feature_kind == "settlement"
+        and place.precision == "settlement"
+        and place.country == HOME_COUNTRY
+        and (place.population or 0) >= _WELL_KNOWN_POPULATION
+    )
+
+
+def _outranks(
+    big: Candidate, small: Candidate, head_key: str, capitals: frozenset[str] = frozenset()
+) -> bool:
+    """Whether ``big`` is meant rather than ``small`` wherever the document's other places
+    lie: ``small`` is a hamlet or village (under 10,000 people, or placed only by KATOTTG)
+    and ``big`` either a town of 10,000+ people whose own name is written exactly while
+    ``small`` matches only up to romanisation or by an alternate name ("Sumy", not a Shumy),
+    or the administrative centre of an oblast (one of ``capitals``, by gazetteer id) or a
+    city of 100,000+ people written in one of its own spellings that is not its official
+    name ("Zaporizhia", "Kharkov", "Nikolaev", "Kiev"; not an alternate name such as that of a
+    village merged into it), which hamlets of that name do not outweigh even when spelt so
+    exactly. Another city's official name written exactly ("Kamianske") decides nothing:
+    nearness then chooses, as a village of that name near the front is as likely as the
+    city."""
+    if big is small or not _big_city(big):
+        return False
+    if (small.place.population or 0) >= _WELL_KNOWN_POPULATION or (
+        small.place.feature_kind not in ("settlement", "city_district")
+    ):
+        return False
+    if big.match == "exact" and not big.alternate and (small.match != "exact" or small.alternate):
+        return True
+    if big.alternate:
+        return False  # an alternate name may be another place's ("Oleksandrivka" in Donetsk)
+    if big.place.gazetteer_id in capitals:
+        return True
+    if (big.place.population or 0) < _PROMINENT_POPULATION:
+        return False
+    official = {normalise_toponym(big.place.name), normalise_toponym(big.place.local_name)}
+    return head_key not in official
 
 
 def _well_known(place: Place) -> bool:

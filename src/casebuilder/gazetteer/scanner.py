@@ -16,14 +16,21 @@ How it avoids the usual false alarms:
   numbers are never names. Demonyms and adjectives ("Ukrainian", "Russians", "British", see
   ``data/demonyms.txt``) are never places by themselves.
 * A name that is also a common word, such as those in ``data/stoplist.txt`` ("Sunday",
-  "Victory", "Peace", "Mission", "Split", "Reading"), counts only in a place context: after
+  "Victory", "Peace", "Mission", "Split", "Reading", and the words that end the names of
+  institutions: "Home", "House", "Hall", "Park", "Hospital", "Station", "Bridge"; so the
+  "Kherson Regional Children's Home" is no Homyel'), counts only in a place context: after
   "in", "near", "at", "village of", ..., or before "oblast", "region", "district", "village",
   ... A name that the same text also uses in lower case ("bread" ... "Bread") needs that
   context too, unless it is well known (a country, a region, a water body, or a town of Ukraine
   of 10,000+ people): a careless "kyiv" somewhere in a text does not hide every "Kyiv" in it.
-* A city outside Ukraine and its neighbours needs a place context when the word is only one of
-  its alternate names ("Part" for Perth, "Man" for Amman) or the text also writes it in lower
-  case.
+* A town abroad (in a neighbouring country too) is found by its own name, by a well-known
+  exonym (an alternate name of a city of 100,000+ people: "Gomel", "Kishinev", "Cologne") or
+  by a spelling of its own name ("Tyotkino" for Tëtkino), never by another alternate name (a
+  former name, a name in another language), by one that is a stoplist word ("Home", "Part",
+  "Center", "Blast"), or by the romanisation of one GeoNames writes in another script (the
+  Serbian "Гомељ" reads "Home"; "Гомель" in a Cyrillic text still finds Homyel'), whatever
+  the context. A city outside Ukraine and its neighbours needs a place context besides when
+  the word is only one of its alternate names or the text also writes it in lower case.
 * A small place's name that opens many longer names ("Nova", "Velyka", "Verkhnia", "Stara",
   "Novyi") directly followed by another capitalised word is the first word of a name the
   gazetteer does not know ("Nova Foobarivka"): both words are skipped, not read as the village
@@ -147,8 +154,10 @@ class ToponymScanner:
         own_name: Callable[[int, str], bool] | None = None,
         home: str = "UA",
         neighbours: frozenset[str] = frozenset(),
+        alias_ok: Callable[[int, str, str], bool] | None = None,
     ) -> None:
         self._places = places
+        self._alias_ok = alias_ok
         self._names = names
         self._folds = folds or {}
         self._fold_of = fold_of
@@ -233,7 +242,8 @@ class ToponymScanner:
             if length == 1 and key in self._demonyms:
                 return None
             last = index + length - 1
-            numbers = self._cued(numbers, key, keys, index, last, lower_words)
+            written = text[start : words[last][1]]
+            numbers = self._cued(numbers, key, keys, index, last, lower_words, written)
             if not numbers:
                 continue
             candidates = self._sorted(numbers, key)
@@ -276,21 +286,34 @@ class ToponymScanner:
         index: int,
         last: int,
         lower_words: set[str],
+        written: str = "",
     ) -> Sequence[int]:
-        """The candidates left once far-away places that need a place cue and lack one are
-        dropped: a city outside Ukraine and its neighbours known by this word only as one of
-        its alternate names ("Part" for Perth, "Man" for Amman), or whose name the same text
-        also writes in lower case ("split", "mobile")."""
+        """The candidates left once places abroad known by this name only as an obscure
+        alternate name are dropped, and far-away places that need a place cue and lack one.
+
+        A town abroad (neighbours included) counts by an alternate name only when the
+        gazetteer's ``alias_ok`` accepts it: not a word of the stoplist ("Home" for Homyel',
+        "Part" for Perth), written in the script of the name GeoNames gives (the Serbian
+        "Гомељ" romanised is "Home", which is not how an English text writes Homyel'), and
+        either a city of 100,000+ people (a well-known exonym: "Gomel", "Kishinev") or a
+        spelling of the place's own name ("Tyotkino" for Tëtkino, not a former name); no cue
+        makes up for that. A city outside Ukraine and its neighbours known by the word only
+        as an alternate name, or whose name the same text also writes in lower case ("split",
+        "mobile"), needs a place cue besides."""
         before = keys[index - 1] if index > 0 else ""
         after = keys[last + 1] if last + 1 < len(keys) else ""
-        if before in _PRE_CUES or after in _POST_CUES:
-            return numbers
+        cued = before in _PRE_CUES or after in _POST_CUES
         kept = []
         for number in numbers:
             place = self._places[number]
-            if place.country not in self._near_countries and place.feature_kind == "settlement":
+            if place.country != self._home and place.feature_kind == "settlement":
                 own = self._own_name is None or self._own_name(number, key)
-                if not own or key in lower_words:
+                if not own and self._alias_ok is not None and not self._alias_ok(
+                    number, key, written
+                ):
+                    continue
+                far = place.country not in self._near_countries
+                if far and not cued and (not own or key in lower_words):
                     continue
             kept.append(number)
         return kept
