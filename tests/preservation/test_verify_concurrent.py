@@ -69,3 +69,65 @@ def test_verify_while_another_process_appends(case: Case, tmp_path: Path) -> Non
     final = verify_case(case)
     assert final.ok, [str(f) for f in final.failures]
     assert final.counts["analyst decisions"] == written.value
+
+
+def write_then_wait(home: str, written: Any, go_on: Any, finish: bool) -> None:
+    """A long command: entries committed, its checkpoint only at the end (like ingest)."""
+    import os
+
+    case = open_case(Path(home), environ={})
+    with case.transaction() as tx:
+        for i in range(3):
+            tx.record("annotate", details={"note": f"part {i} of a long command"})
+    written.set()
+    go_on.wait(60)
+    if not finish:
+        os._exit(9)  # killed before its checkpoint: the kernel drops its running lock
+    case.checkpoint()
+    case.close()
+
+
+def start_long_command(home: Path, finish: bool) -> tuple[Any, Any]:
+    context = multiprocessing.get_context("spawn")
+    written, go_on = context.Event(), context.Event()
+    writer = context.Process(target=write_then_wait, args=(str(home), written, go_on, finish))
+    writer.start()
+    assert written.wait(120), "the writer did not write"
+    return writer, go_on
+
+
+def test_a_long_command_still_running_is_a_note_not_a_failure(case: Case) -> None:
+    writer, go_on = start_long_command(case.paths.root, finish=True)
+    try:
+        report = verify_case(case, settle_seconds=0.1)  # well past the grace period
+        assert report.ok, [str(f) for f in report.failures]
+        assert any("a command is running; entries 1..3 not yet signed" in n
+                   for n in report.notes), report.notes
+    finally:
+        go_on.set()
+        writer.join(120)
+    assert writer.exitcode == 0
+    final = verify_case(case, settle_seconds=0)
+    assert final.ok and not any("running" in n for n in final.notes)
+
+
+def test_unsigned_entries_of_a_command_that_died_are_a_failure(case: Case) -> None:
+    writer, go_on = start_long_command(case.paths.root, finish=False)
+    go_on.set()
+    writer.join(120)
+    assert writer.exitcode == 9
+    failures = [str(f) for f in verify_case(case, settle_seconds=0.1).failures]
+    assert any("entries 1..3 are not covered by any signed checkpoint" in f
+               for f in failures), failures
+
+
+def test_this_process_own_unsigned_entries_are_not_excused(case: Case) -> None:
+    # The lock this very case holds is not "another command running".
+    with case.transaction() as tx:
+        tx.record("annotate", details={"note": "never signed"})
+    assert case.running is not None and case.running.held
+    failures = [str(f) for f in verify_case(case, settle_seconds=0).failures]
+    assert any("not covered by any signed checkpoint" in f for f in failures), failures
+    assert case.running.held  # and verify left it held
+    case.checkpoint()
+    assert not case.running.held and verify_case(case, settle_seconds=0).ok

@@ -40,6 +40,7 @@ from casebuilder.preservation.checkpoint import (
 )
 from casebuilder.preservation.custody import (
     CaseTransaction,
+    RunningLock,
     case_lock,
     custody_transaction,
     lock_log_state,
@@ -88,6 +89,8 @@ class Case:
     # Entries a previous command left without a checkpoint are noted once, by the first
     # unit of work of this opening of the case.
     _checked_uncovered: bool = False
+    # Held from this opening's first unit of work until the checkpoint that signs it.
+    running: RunningLock | None = None
 
     @property
     def case_id(self) -> str:
@@ -101,6 +104,7 @@ class Case:
         undo what recovery moved aside and logged."""
         check = not self._checked_uncovered
         self._checked_uncovered = True
+        self.running_lock().hold()
 
         def prepare() -> None:
             if self._recover(check_uncovered=check):
@@ -121,7 +125,15 @@ class Case:
         """Sign the log's current head unless the latest checkpoint already covers it."""
         with case_lock(self.paths.lock):
             self._recover(check_uncovered=False)
-            return self._sign()
+            outcome = self._sign()
+        self.running_lock().release()  # whatever this opening wrote is signed now
+        return outcome
+
+    def running_lock(self) -> RunningLock:
+        """The lock that tells verify a command of this case is still running (custody.py)."""
+        if self.running is None:
+            self.running = RunningLock(running_lock_path(self.paths))
+        return self.running
 
     def _sign(self) -> CheckpointOutcome:
         """Sign the head of the log; the caller holds the case lock."""
@@ -342,7 +354,15 @@ class Case:
             yield session
 
     def close(self) -> None:
+        if self.running is not None:
+            self.running.release()
         self.engine.dispose()
+
+
+def running_lock_path(paths: CasePaths) -> Path:
+    """Beside the case lock: held shared by every command between its first custody entry
+    and the checkpoint that signs it."""
+    return paths.lock.with_name("running.lock")
 
 
 def _line_size(text: str) -> int | None:

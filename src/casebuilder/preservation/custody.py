@@ -134,6 +134,66 @@ def case_lock(lock_path: Path) -> Iterator[None]:
         os.close(fd)
 
 
+class RunningLock:
+    """Held (shared) by a command from its first unit of work until the checkpoint that signs
+    its entries, so that verify can tell a command still running from entries nobody will
+    sign. Shared, because commands may overlap (each takes the case lock for its writes)."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self._fd: int | None = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
+
+    def hold(self) -> None:
+        if self._fd is not None:
+            return
+        try:
+            fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o644)
+        except OSError as exc:
+            raise CaseHomeError(f"cannot open the command lock {self.path}: {exc}") from exc
+        try:
+            fcntl.flock(fd, fcntl.LOCK_SH)
+        except BaseException:
+            os.close(fd)
+            raise
+        self._fd = fd
+
+    def release(self) -> None:
+        fd, self._fd = self._fd, None
+        if fd is not None:
+            fcntl.flock(fd, fcntl.LOCK_UN)
+            os.close(fd)
+
+
+def command_running(path: Path, own: RunningLock | None = None) -> bool:
+    """Whether a command other than ``own`` holds the running lock at ``path``. Call it under
+    the case lock: a command releases its running lock only after its checkpoint, which needs
+    the case lock, so its signed-to-be entries and its lock are seen together."""
+    try:
+        fd = os.open(path, os.O_RDONLY)
+    except OSError:  # never created (no command since), or unreadable: nothing to tell
+        return False
+    mine = own is not None and own.held
+    if mine and own is not None:
+        own.release()  # our own hold would look like another's (flock is per open file)
+    try:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        fcntl.flock(fd, fcntl.LOCK_UN)
+        return False
+    finally:
+        os.close(fd)
+        if mine and own is not None:
+            own.hold()
+
+
 def last_entry_time(session: Session) -> str:
     row = session.execute(
         select(CustodyEvent.time).order_by(CustodyEvent.seq.desc()).limit(1)
