@@ -39,6 +39,18 @@ def run_extraction(
         )
     for o in failed:
         click.echo(f"  item {o.item_id} ({o.name}): {o.reason}")
+    # Analysts' decisions name mentions by key: if this version keys them differently, they are
+    # re-anchored to the same mentions; the custody log says so once, and any that no longer
+    # apply are named.
+    from casebuilder.cli.incidents import warn_unapplied
+    from casebuilder.resolution.anchoring import record_reanchoring
+
+    noted = record_reanchoring(case)
+    if noted:
+        case.checkpoint()
+        click.echo(f"Analysts' decisions: {noted} re-anchored to changed mention keys or found "
+                   "unanchorable (logged in the custody log).")
+    warn_unapplied(case)
 
 
 @cli.command("extract")
@@ -100,10 +112,12 @@ def export_group() -> None:
 @click.pass_obj
 def export_incidents_command(state: CliState, fmt: str, out: Path) -> None:
     """Export the case's incidents with their sources and quotes."""
+    from casebuilder.cli.incidents import warn_unapplied
     from casebuilder.reporting.export import export_incidents
     from casebuilder.resolution.incidents import build_incidents
 
     with opened_case(state, create=False) as case:
         incidents = build_incidents(case)
         sha256 = export_incidents(case, incidents, fmt, out)
+        warn_unapplied(case)
     click.echo(f"Wrote {len(incidents)} incidents to {out} ({fmt}, sha256 {sha256[:16]}…).")

@@ -12,6 +12,7 @@ from casebuilder.cli.main import CliState, cli, opened_case
 from casebuilder.errors import CasebuilderError
 
 if TYPE_CHECKING:
+    from casebuilder.preservation.case import Case
     from casebuilder.resolution.summary import Incident
 
 
@@ -21,6 +22,19 @@ def _properties(incidents: list[Incident]) -> list[dict[str, Any]]:
 
     profiles = load_profiles()
     return [incident_properties(i, profiles) for i in incidents]
+
+
+def warn_unapplied(case: Case) -> None:
+    """Say on standard error which analysts' decisions no longer apply (their mentions were
+    replaced by re-extraction and could not be re-anchored)."""
+    from casebuilder.resolution.incidents import stale_decisions
+
+    for d in stale_decisions(case):
+        click.echo(
+            f"warning: the {d.action} of {d.incident_id} by {d.actor} ({d.at}) no longer "
+            "matches any mention after re-extraction and is NOT applied; review it",
+            err=True,
+        )
 
 
 def _within(p: dict[str, Any], since: date | None, until: date | None) -> bool:
@@ -51,17 +65,11 @@ def incidents_command(
     from rich.console import Console
     from rich.table import Table
 
-    from casebuilder.resolution.incidents import build_incidents, stale_decisions
+    from casebuilder.resolution.incidents import build_incidents
 
     with opened_case(state, create=False) as case:
         rows = _properties(build_incidents(case))
-        stale = stale_decisions(case)
-    for d in stale:
-        click.echo(
-            f"warning: the {d.action} of {d.incident_id} by {d.actor} ({d.at}) no longer "
-            "matches any mention after re-extraction; review it",
-            err=True,
-        )
+        warn_unapplied(case)
     since_d = since.date() if since else None
     until_d = until.date() if until else None
     chosen = [
@@ -132,6 +140,7 @@ def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
     with opened_case(state, create=False) as case:
         incident = find_incident(build_incidents(case), incident_id)
         (p,) = _properties([incident])
+        warn_unapplied(case)
         with case.transaction() as tx:
             items = [
                 tx.session.get(Item, i) for i in {m.document.item_id for m in incident.mentions}
@@ -187,6 +196,10 @@ def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
         )
     for d in p["analyst_decisions"]:
         click.echo(f"  analyst {d['actor']} {d['action']} at {d['at']}: {d['reason']}")
+        for old, new in d.get("reanchored", {}).items():
+            click.echo(f"    re-anchored after re-extraction: {old} is now {', '.join(new)}")
+        if d.get("unanchored_keys"):
+            click.echo(f"    warning: {len(d['unanchored_keys'])} of its mentions no longer exist")
 
 
 def _decide(

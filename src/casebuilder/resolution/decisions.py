@@ -1,6 +1,8 @@
 """Analysts' decisions on incidents: merge, split, edit and grade, each with a reason.
 
-A decision is stored with the mention keys it concerns (keys survive re-extraction) and written
+A decision is stored with the mention keys it concerns (keys survive re-extraction), with what
+each of those mentions stood for (document, place, kind, date: see
+:mod:`casebuilder.resolution.anchoring`, which re-anchors decisions if keys change) and written
 to the custody log. Building incidents applies the decisions on top of automatic merging, so
 re-running extraction or merging never undoes them: first every merge and split, in the order
 they were made, then every edit and grade, in the order made, each on the incident now holding
@@ -49,6 +51,11 @@ def record_decision(case: Case, action: str, incident_id: str, payload: dict[str
         raise DecisionError(f"grade must be one of {', '.join(GRADES)}")
     if action == "edit" and payload.get("field") not in EDITABLE:
         raise DecisionError(f"only these can be edited: {', '.join(EDITABLE)}")
+    from casebuilder.resolution.anchoring import describe, referenced_keys
+
+    # What each mention stood for (document, place, kind, date), so the decision can be
+    # re-anchored if a later version of the extractor keys mentions differently.
+    payload = dict(payload, anchors=describe(case, referenced_keys(payload)))
     custody_action = "edit" if action in {"edit", "grade"} else "annotate"
     with case.transaction() as tx:
         seq = tx.record(custody_action, details={"decision": action, "incident": incident_id,

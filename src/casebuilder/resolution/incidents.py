@@ -2,7 +2,9 @@
 
 Current mentions are read, merged (:mod:`casebuilder.resolution.merge`) under the constraints of
 analysts' merges and splits, and analysts' edits and grades are applied to the result
-(:mod:`casebuilder.resolution.decisions`). The same inputs always give the same incidents.
+(:mod:`casebuilder.resolution.decisions`), after re-anchoring any decision whose mention keys an
+upgrade changed (:mod:`casebuilder.resolution.anchoring`). The same inputs always give the same
+incidents.
 """
 
 from __future__ import annotations
@@ -12,6 +14,13 @@ from collections.abc import Sequence
 
 from casebuilder.errors import NotFound
 from casebuilder.preservation.case import Case
+from casebuilder.resolution.anchoring import (
+    Anchoring,
+    anchor_of,
+    anchoring_for,
+    reanchor,
+    unapplied_decisions,
+)
 from casebuilder.resolution.decisions import Decision, load_decisions, merge_constraints
 from casebuilder.resolution.merge import MergeCandidate, merge
 from casebuilder.resolution.records import MentionRecord, load_mentions
@@ -55,21 +64,30 @@ def candidate(m: MentionRecord) -> MergeCandidate:
 def build_incidents(case: Case) -> list[Incident]:
     mentions = load_mentions(case)
     decisions = load_decisions(case)
-    return assemble(mentions, decisions)
+    anchoring = anchoring_for(case, decisions, {m.key: anchor_of(m) for m in mentions})
+    return assemble(mentions, decisions, anchoring)
 
 
 STRUCTURE = frozenset({"merge", "split"})
 
 
-def assemble(mentions: Sequence[MentionRecord], decisions: Sequence[Decision]
-             ) -> list[Incident]:
+def assemble(mentions: Sequence[MentionRecord], recorded: Sequence[Decision],
+             anchoring: Anchoring | None = None) -> list[Incident]:
     """Merge the mentions under the analysts' merges and splits, then apply edits and grades.
+
+    Decisions are first re-anchored onto the current mentions (``anchoring``, worked out by
+    :mod:`casebuilder.resolution.anchoring`, which also reads superseded runs; without it only
+    the facts each decision recorded itself are used). Decisions that no longer apply are left
+    out here and reported by :func:`stale_decisions`.
 
     All merges and splits are settled first (which mentions form which incident, and which
     incident keeps which id); only then is each edit and grade given to the incident that now
     holds most of the mentions it was made on. An edit made before a later split therefore
     follows the majority of its mentions, not an id the split may have handed on."""
     by_key = {m.key: m for m in mentions}
+    if anchoring is None:
+        anchoring = reanchor(recorded, {m.key: anchor_of(m) for m in mentions}, {})
+    decisions = anchoring.decisions
     together, apart = merge_constraints(decisions)
     clusters = merge([candidate(m) for m in mentions], together, apart)
     incidents = []
@@ -77,6 +95,7 @@ def assemble(mentions: Sequence[MentionRecord], decisions: Sequence[Decision]
         members = [by_key[c.key] for c in cluster.members]
         incidents.append(Incident(incident_id(members), members, list(cluster.reasons)))
     by_member = {m.key: i for i in incidents for m in i.mentions}
+    as_recorded = {d.id: d for d in recorded}
     targets: dict[int, Incident] = {}
     for number, d in enumerate(decisions):
         if d.action not in STRUCTURE:
@@ -101,8 +120,9 @@ def assemble(mentions: Sequence[MentionRecord], decisions: Sequence[Decision]
         target = targets.get(number)
         if target is None:
             continue
-        target.decisions.append({"action": d.action, "payload": d.payload, "reason": d.reason,
-                                 "actor": d.actor, "at": d.at})
+        target.decisions.append({"action": d.action, "payload": as_recorded[d.id].payload,
+                                 "reason": d.reason, "actor": d.actor, "at": d.at,
+                                 **anchoring.note(d)})
         if d.action == "grade":
             target.overrides["grade"] = {"grade": d.payload["grade"], "reason": d.reason}
         elif d.action == "edit":
@@ -144,12 +164,10 @@ def _target(d: Decision, by_member: dict[str, Incident], by_key: dict[str, Menti
 
 
 def stale_decisions(case: Case) -> list[Decision]:
-    """Decisions none of whose mentions exist any more (after re-extraction with changed
-    rules): they no longer apply, and an analyst should look at them again."""
-    keys = {m.key for m in load_mentions(case)}
-    return [d for d in load_decisions(case)
-            if not keys & set(d.payload.get("anchor_keys", [])) and
-            not keys & set(d.payload.get("keys", []))]
+    """Decisions that no longer apply: the mentions they were made on were replaced by
+    re-extraction and none could be re-anchored (see :mod:`casebuilder.resolution.anchoring`).
+    An analyst should look at them again."""
+    return unapplied_decisions(case)
 
 
 def find_incident(incidents: Sequence[Incident], incident_id: str) -> Incident:
