@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from datetime import date
 
+import pytest
+
 from casebuilder.extraction.mentions import SourceText
 
 
@@ -235,3 +237,21 @@ def test_every_place_in_a_list_of_origins_is_an_origin(extraction_tools):
         "the direction of Krasnohorivka and Kurakhove, officials said.",
         published=date(2024, 1, 22))
     assert [m.place_name for m in mentions] == ["Donetsk"]
+
+
+@pytest.mark.parametrize("text", [
+    "HRMMU recorded a case of sexual violence in August 2022 in Stepanivka, a village on the "
+    "northern edge of Kherson city.",
+    "On 22 April 2023, Ukrainian forces fired rockets at Shebekino (Shebekinskiy, Belgorod), "
+    "wounding three people.",
+])
+def test_a_name_that_only_locates_another_is_not_a_second_incident(extraction_tools, text):
+    assert len(extract(extraction_tools, text, published=date(2023, 4, 23))) == 1
+
+
+def test_a_dateline_is_where_the_report_was_filed(extraction_tools):
+    mentions = extract(extraction_tools,
+        "KYIV, June 16 (wire) — Russian missiles struck cities across the country this week, "
+        "killing at least 18 civilians.\n\nA cruise missile hit an apartment building in Kryvyi "
+        "Rih on Tuesday, killing 12 people.", published=date(2023, 6, 16))
+    assert [m.place_name for m in mentions] == ["Kryvyi Rih"]

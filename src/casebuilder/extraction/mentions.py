@@ -493,6 +493,8 @@ class MentionExtractor:
                     ) -> str:
         if toponym.locates is not None:
             return "locator"  # "(Kharkivskyi, Kharkiv)": says where the place before it is
+        if toponym.dateline:
+            return "dateline"  # "KYIV, June 16 —": where the report was filed
         if attribution.start is not None and attribution.end is not None and \
                 attribution.start <= toponym.start and toponym.end <= attribution.end:
             if (toponym.start, toponym.end) == (attribution.start, attribution.end):
@@ -512,6 +514,8 @@ class MentionExtractor:
         if before in {"of", "from"} and window & _DIRECTIONS:
             return "reference"
         recent = [t.lower for t in tokens[max(0, index - 8) : index]]
+        if _locates_by_layout(recent):
+            return "locator"
         motive = max((i for i, w in enumerate(recent) if w in _MOTIVE_WORDS), default=None)
         if motive is not None and not {",", ";", "and", "but"} & set(recent[motive:]):
             return "motive"  # "in retaliation for the attack on the Crimean bridge"
@@ -582,9 +586,13 @@ class MentionExtractor:
                 places = self._event_places(setting, regions_named)
                 from_setting = bool(places)
             if places and focus is not None and self._only_speaker_places(fact) and \
-                    fact.sentence.index - focus.sentence_last <= 1 and \
-                    fact.sentence.paragraph == focus.paragraph_last:
-                places = []  # "according to the Belgorod governor": who says, not where
+                    fact.sentence.index - focus.sentence_last <= 1 and (
+                        fact.sentence.paragraph == focus.paragraph_last or
+                        focus.place is None or
+                        all(p.admin1 == focus.place.admin1 for _, p in places)):
+                # "according to the Belgorod governor", or "The Bryansk governor said" opening
+                # the next paragraph about an attack in his region: who says, not where
+                places = []
             if self._anchor_date is None and mentions:
                 dated = [m.event_date()[0] for m in mentions if not m.situation]
                 self._anchor_date = next((d for d in dated if d is not None), None)
@@ -599,9 +607,10 @@ class MentionExtractor:
                     targets = [self._mention_for(mentions, fact, anchor, source)] \
                         if anchor and fact.situation != focus.situation else [focus]
                 elif not places and document_place is not None and \
+                        not _NATIONWIDE.search(fact.sentence.text) and \
                         self._single_incident(facts, regions_named):
                     targets = [self._mention_for(mentions, fact, document_place, source)]
-                elif not places and not fact.places and (
+                elif not places and not _fine_places(fact) and (
                         unknown := _unknown_place(fact, speaker_ok=True)):
                     # "in the village of Zarichne" that no gazetteer knows: kept by name, with
                     # no geometry, rather than dropped
@@ -637,7 +646,7 @@ class MentionExtractor:
     @staticmethod
     def _elsewhere(fact: _SentenceFacts, focus: IncidentMention) -> bool:
         """Does the sentence name a place (even a region) that is not the focus's?"""
-        if not fact.places and _unknown_place(fact) is not None:
+        if not _fine_places(fact) and _unknown_place(fact) is not None:
             # a village no gazetteer knows: matched by name and date where it is handled
             return True
         if focus.place is None:
@@ -1070,6 +1079,36 @@ def _unknown_place(fact: _SentenceFacts, *, speaker_ok: bool = False) -> str | N
             continue
         return match.group("name")
     return speaker if speaker_ok else None
+
+
+# "Strikes across the country killed 18 this week": a summary of many attacks, not one
+_NATIONWIDE = re.compile(r"\b(?:across|throughout|all over) (?:the country|ukraine|russia)\b|"
+                         r"\bnationwide\b|\bin (?:several|many|\w+ separate) (?:attacks|"
+                         r"strikes|regions|cities)\b", re.IGNORECASE)
+_KIND_WORDS = frozenset({"village", "town", "settlement", "suburb", "hamlet", "district",
+                         "neighbourhood", "neighborhood", "city", "microdistrict"})
+
+
+def _locates_by_layout(recent: list[str]) -> bool:
+    """A name that only says where the place before it is, by the way it is written:
+    "Shebekino (Shebekinskiy, Belgorod)", "Stepanivka, a village on the northern edge of
+    Kherson city". ``recent`` are the lower-cased tokens just before the name."""
+    opened = max((i for i, w in enumerate(recent) if w == "("), default=None)
+    if opened is not None and len(recent) - opened <= 4 and ")" not in recent[opened:]:
+        return True
+    comma = max((i for i, w in enumerate(recent) if w == ","), default=None)
+    if comma is None:
+        return False
+    apposition = recent[comma + 1 :]
+    return len(apposition) >= 2 and apposition[0] in {"a", "an"} and \
+        apposition[1] in _KIND_WORDS and apposition[-1] in {"of", "near", "outside", "from"}
+
+
+def _fine_places(fact: _SentenceFacts) -> bool:
+    """Does the sentence name a known settlement or site where something may have happened?
+    (A dateline, a region or a place fire came from does not count.)"""
+    return any(p.feature_kind in {"settlement", "city_district", "feature"} and role in {
+        "event", "speaker", "institution", "locator"} for _, p, role in fact.places)
 
 
 def _share_list_roles(text: str, base: int, roles: list[tuple[ToponymMention, Place, str]]
