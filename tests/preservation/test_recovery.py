@@ -289,3 +289,71 @@ def test_an_adopted_checkpoint_leaves_no_uncovered_note(case):
         assert verify_case(again, settle_seconds=0).ok
     finally:
         again.close()
+
+
+# -- set-aside files and the rewrite of checkpoints.jsonl are crash-safe ------------------------
+
+
+def plant_forged_checkpoint(case):
+    forged = json.loads(case.paths.checkpoints.read_text().splitlines()[-1])
+    forged["signature"] = forged["signature"][::-1]
+    with open(case.paths.checkpoints, "a") as fh:
+        fh.write(json.dumps(forged) + "\n")
+    return json.dumps(forged)
+
+
+def test_checkpoints_jsonl_is_replaced_whole_never_cut_and_rewritten(case):
+    annotate(case, "x")
+    plant_forged_checkpoint(case)
+    before = case.paths.checkpoints.read_bytes()
+    with open(case.paths.checkpoints, "rb") as held:  # a reader holding the old file
+        inode = os.fstat(held.fileno()).st_ino
+        with case.transaction() as tx:
+            tx.record("view")
+        case.checkpoint()
+        assert held.read() == before  # it was never truncated in place
+    assert os.stat(case.paths.checkpoints).st_ino != inode
+    assert [p.name for p in case.paths.custody.iterdir() if p.name.endswith(".tmp")] == []
+    assert verify_case(case, settle_seconds=0).ok
+
+
+def test_a_failed_rewrite_of_checkpoints_jsonl_leaves_it_whole(case, monkeypatch):
+    annotate(case, "x")
+    plant_forged_checkpoint(case)
+    before = case.paths.checkpoints.read_bytes()
+
+    def crash(*args, **kwargs):
+        raise OSError("power cut")
+
+    monkeypatch.setattr(os, "replace", crash)
+    with pytest.raises(OSError, match="power cut"), case.transaction() as tx:
+        tx.record("view")
+    monkeypatch.undo()
+    assert case.paths.checkpoints.read_bytes() == before
+    assert [p.name for p in case.paths.custody.iterdir() if p.name.endswith(".tmp")] == []
+    # The move was logged before the rewrite, so the next command moves the line again.
+    with case.transaction() as tx:
+        tx.record("view")
+    case.checkpoint()
+    report = verify_case(case, settle_seconds=0)
+    assert report.ok, [str(f) for f in report.failures]
+
+
+def test_set_aside_files_never_overwrite_one_another(case):
+    from datetime import UTC, datetime
+
+    annotate(case, "x")
+    case.clock = lambda: datetime(2030, 1, 1, tzinfo=UTC)  # every aside file gets one stamp
+    first = plant_forged_checkpoint(case)
+    with case.transaction() as tx:
+        tx.record("view")
+    second = plant_forged_checkpoint(case)
+    with case.transaction() as tx:
+        tx.record("view")
+    case.checkpoint()
+    files = aside_files(case)
+    assert len(files) == 2, files
+    contents = {(case.paths.custody / name).read_text() for name in files}
+    assert contents == {first + "\n", second + "\n"}
+    assert all(os.stat(case.paths.custody / n).st_mode & 0o222 == 0 for n in files)
+    assert verify_case(case, settle_seconds=0).ok

@@ -36,6 +36,7 @@ from casebuilder.preservation.checkpoint import (
     Timestamper,
     append_checkpoint_line,
     read_checkpoint_lines,
+    rewrite_checkpoint_lines,
     sign_checkpoint,
 )
 from casebuilder.preservation.custody import (
@@ -257,10 +258,7 @@ class Case:
                 for details in notes:
                     tx.record("checkpoint-note", details=details)
         if rejected:
-            kept = lines[: len(lines) - len(rejected)]
-            self.paths.checkpoints.write_text(
-                "".join(line + "\n" for line in kept), encoding="utf-8"
-            )
+            rewrite_checkpoint_lines(self.paths.checkpoints, lines[: len(lines) - len(rejected)])
         return True
 
     def _reconcile_checkpoints(

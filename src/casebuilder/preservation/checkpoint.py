@@ -150,6 +150,38 @@ def append_checkpoint_line(path: Path, line: str) -> int:
         os.close(fd)
 
 
+def rewrite_checkpoint_lines(path: Path, lines: list[str]) -> None:
+    """Replace the file's lines atomically: a temporary file in the same directory, fsynced,
+    renamed over the file, then the directory fsynced. A crash leaves the old file or the new
+    one, never a cut one."""
+    import tempfile
+
+    data = "".join(line + "\n" for line in lines).encode("utf-8")
+    try:
+        mode = os.stat(path).st_mode & 0o777
+    except FileNotFoundError:
+        mode = 0o644
+    fd, name = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    try:
+        try:
+            view = memoryview(data)
+            while view:
+                view = view[os.write(fd, view):]
+            os.fchmod(fd, mode)
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+        os.replace(name, path)
+    except BaseException:
+        Path(name).unlink(missing_ok=True)
+        raise
+    directory = os.open(path.parent, os.O_RDONLY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+
+
 def read_checkpoint_lines(path: Path) -> list[str]:
     if not path.exists():
         return []

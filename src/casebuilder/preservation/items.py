@@ -120,6 +120,8 @@ def record_received(
     details: dict[str, Any] = {"origin": origin.as_entry(), **(notes or {})}
     if not is_new:
         details["already_held"] = True
+    if stored.set_aside is not None:
+        details["stored_file_set_aside"] = stored.set_aside.as_entry()
     seq = tx.record("ingest", [item_ref(item, origin.relation)], details)
     if is_new:
         item.entry_seq = seq
@@ -179,6 +181,11 @@ def record_derived(
             "tool_version": tool_version,
             "name": name,
             "media_type": media_type,
+            **(
+                {"stored_file_set_aside": stored.set_aside.as_entry()}
+                if stored.set_aside is not None
+                else {}
+            ),
         },
     )
     if is_new:

@@ -31,12 +31,27 @@ _DONE = object()
 
 
 @dataclass(frozen=True)
+class SetAside:
+    """A file found under a hash it does not have (planted or damaged), kept as evidence under
+    ``objects/set-aside/`` instead of being overwritten by the verified copy."""
+
+    path: Path
+    sha256: str | None  # of what was found there; None if it could not be read
+    size: int | None
+
+    def as_entry(self) -> dict[str, object]:
+        return {"path": f"objects/set-aside/{self.path.name}", "sha256": self.sha256,
+                "size": self.size}
+
+
+@dataclass(frozen=True)
 class StoredObject:
     sha256: str
     sha512: str
     size: int
     path: Path
     already_present: bool
+    set_aside: SetAside | None = None  # what was under this hash before, if it was wrong
 
 
 @dataclass(frozen=True)
@@ -181,7 +196,9 @@ class ObjectStore:
     def __init__(self, root: Path, staging: Path) -> None:
         self.root = root
         self.staging = staging
-        self.replaced: list[str] = []  # hashes whose stored file was wrong and was replaced
+        # Hashes whose stored file was wrong and was replaced, by the latest store call only
+        # (each call starts it afresh, so a later duplicate is not reported as replaced).
+        self.replaced: list[str] = []
 
     def path_for(self, sha256: str) -> Path:
         if len(sha256) != 64 or any(c not in "0123456789abcdef" for c in sha256):
@@ -240,6 +257,7 @@ class ObjectStore:
         label: str,
         max_size: int | None = None,
     ) -> StoredObject:
+        self.replaced = []
         self.staging.mkdir(parents=True, exist_ok=True)
         tmp_fd, tmp_name = _mkstemp(self.staging)
         tmp_path = Path(tmp_name)
@@ -281,23 +299,65 @@ class ObjectStore:
             os.close(tmp_fd)
             tmp_fd = -1
             final = self.path_for(sha256)
-            if final.exists():
+            set_aside: SetAside | None = None
+            if os.path.lexists(final):
                 if self._holds(final, sha256, size):
                     tmp_path.unlink()
                     return StoredObject(sha256, sha512, size, final, already_present=True)
-                # Something else sits under this hash (planted or damaged): the verified copy
-                # we just made replaces it; verify would have flagged the old file anyway.
+                # Something else sits under this hash (planted or damaged): it is kept as
+                # evidence, and the verified copy we just made takes its place.
+                set_aside = self._set_aside(final, sha256)
                 self.replaced.append(sha256)
             final.parent.mkdir(parents=True, exist_ok=True)
             os.chmod(tmp_path, 0o444)
             os.replace(tmp_path, final)
             _fsync_dir(final.parent)
-            return StoredObject(sha256, sha512, size, final, already_present=False)
+            return StoredObject(sha256, sha512, size, final, already_present=False,
+                                set_aside=set_aside)
         except BaseException:
             if tmp_fd >= 0:
                 os.close(tmp_fd)
             tmp_path.unlink(missing_ok=True)
             raise
+
+    def _set_aside(self, found: Path, sha256: str) -> SetAside | None:
+        """Move the wrong file under ``sha256`` to ``set-aside/<sha256>.<n>`` (a name not yet
+        taken: an earlier one is never overwritten) and hash what it holds."""
+        directory = self.root / "set-aside"
+        directory.mkdir(parents=True, exist_ok=True)
+        for n in range(1, 10_000):
+            target = directory / f"{sha256}.{n}"
+            if os.path.lexists(target):
+                continue
+            try:
+                os.link(found, target, follow_symlinks=False)  # fails if target exists
+            except FileExistsError:
+                continue
+            except FileNotFoundError:
+                return None  # another process set it aside first
+            except OSError:  # no hard links here (or a directory): rename, target checked free
+                os.rename(found, target)
+            else:
+                os.unlink(found)
+            break
+        else:
+            raise StoreError(f"no free name to set aside the wrong file under {sha256}")
+        _fsync_dir(directory)
+        _fsync_dir(found.parent)
+        digest: str | None = None
+        size: int | None = None
+        try:
+            if target.is_file() and not target.is_symlink():
+                hasher = hashlib.sha256()
+                size = 0
+                with open(target, "rb", buffering=0) as fh:
+                    while chunk := fh.read(CHUNK):
+                        hasher.update(chunk)
+                        size += len(chunk)
+                digest = hasher.hexdigest()
+        except OSError:
+            digest, size = None, None
+        return SetAside(target, digest, size)
 
     @staticmethod
     def _holds(path: Path, sha256: str, size: int) -> bool:
