@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import random
+from dataclasses import replace
 from datetime import date
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from casebuilder.model.partial_date import PartialDate
 from casebuilder.resolution.merge import MergeCandidate, merge
@@ -120,3 +124,105 @@ def test_two_different_settlements_never_merge_however_coarsely_placed():
         basis="event", reported=None, label="village", order="2", feature_kind="settlement")
     city = MergeCandidate(**{**city.__dict__, "feature_kind": "settlement"})
     assert groups(merge([city, village])) == [["city"], ["village"]]
+
+
+# -- region- and country-level mentions never depend on when the finer reports arrived ---------
+
+KHARKIV_REGION = (49.5, 36.5)
+
+
+def region(key, day, categories, order="", admin1="Kharkiv Oblast"):
+    return MergeCandidate(
+        key=key, lat=KHARKIV_REGION[0], lon=KHARKIV_REGION[1], precision="region",
+        uncertainty_km=100.0, place_id=f"region-{admin1}", admin1=admin1, situation=False,
+        categories=frozenset(categories), when=PartialDate.parse_iso(day), basis="event",
+        reported=None, label=key, feature_kind="region", order=order or key)
+
+
+def town(key, where, day, categories, order="", place_id=None, feature_kind="settlement"):
+    return MergeCandidate(
+        key=key, lat=where[0], lon=where[1], precision="settlement", uncertainty_km=0.0,
+        place_id=place_id or key, admin1="Kharkiv Oblast", situation=False,
+        categories=frozenset(categories), when=PartialDate.parse_iso(day), basis="event",
+        reported=None, label=key, feature_kind=feature_kind, order=order or key)
+
+
+def test_a_region_mention_is_placed_the_same_whenever_the_town_reports_arrived():
+    """The reviewer's case: the Izium report at 11:00 or at 09:30 must not decide whether the
+    Kharkiv-region report joins Chuhuiv (two towns fit it, so it stays on its own)."""
+    chuhuiv = town("chuhuiv", (49.83, 36.68), "2022-03-03", ["explosive_attack"],
+                   order="2022-03-03T09")
+    whole_region = region("region", "2022-03-03", ["explosive_attack"], order="2022-03-03T10")
+    for izium_at in ("2022-03-03T11", "2022-03-03T09:30"):
+        izium = town("izium", (49.21, 37.26), "2022-03-03", ["explosive_attack"],
+                     order=izium_at)
+        assert groups(merge([chuhuiv, izium, whole_region])) == \
+            [["chuhuiv"], ["izium"], ["region"]]
+    # With one town only, the region report joins it, whether it came first or last.
+    for region_at in ("2022-03-03T08", "2022-03-03T12"):
+        assert groups(merge([chuhuiv, replace(whole_region, order=region_at)])) == \
+            [["chuhuiv", "region"]]
+
+
+DAYS = ["2022-03-01", "2022-03-02", "2022-03-04"]
+CATEGORIES = ["explosive_attack", "killing", "destruction"]
+
+
+@st.composite
+def towns_and_regions(draw, *, distinct_towns: bool):
+    """Town-level mentions and Kharkiv- or Donetsk-region mentions. With ``distinct_towns`` the
+    towns are all different settlements (never merged with each other) and each region mention
+    has one category, so no rule leaves a choice to report order at all."""
+    n_towns = draw(st.integers(0, 7))
+    n_regions = draw(st.integers(1, 5))
+    spots = [(49.2 + 0.15 * i, 36.0 + 0.2 * (i % 4)) for i in range(6)]
+    towns = []
+    for i in range(n_towns):
+        spot = draw(st.integers(0, len(spots) - 1))
+        towns.append(town(
+            f"t{i}", spots[spot], draw(st.sampled_from(DAYS)),
+            draw(st.sets(st.sampled_from(CATEGORIES), min_size=1)),
+            place_id=f"t{i}" if distinct_towns else f"spot{spot}",
+            feature_kind="settlement" if distinct_towns else ""))
+    regions = []
+    for i in range(n_regions):
+        categories = [draw(st.sampled_from(CATEGORIES))] if distinct_towns else \
+            draw(st.sets(st.sampled_from(CATEGORIES), min_size=1))
+        regions.append(region(f"r{i}", draw(st.sampled_from(DAYS)), categories,
+                              admin1=draw(st.sampled_from(["Kharkiv Oblast", "Kharkiv Oblast",
+                                                           "Donetsk Oblast"]))))
+    return towns, regions
+
+
+@settings(max_examples=300, deadline=None)
+@given(towns_and_regions(distinct_towns=True), st.randoms(use_true_random=False))
+def test_merging_towns_and_regions_does_not_depend_on_the_order_of_reports(drawn, rng):
+    towns, regions = drawn
+    mentions = towns + regions
+    expected = groups(merge(mentions))
+    times = [f"2022-03-05T{i:02d}" for i in range(len(mentions))]
+    rng.shuffle(times)
+    reordered = [replace(m, order=t) for m, t in zip(mentions, times, strict=True)]
+    rng.shuffle(reordered)
+    assert groups(merge(reordered)) == expected
+    assert groups(merge(reordered, exhaustive=True)) == expected
+
+
+@settings(max_examples=300, deadline=None)
+@given(towns_and_regions(distinct_towns=False), st.data())
+def test_when_region_reports_arrive_among_town_reports_changes_nothing(drawn, data):
+    """Town reports keep their order among themselves, and region reports theirs; only how the
+    two are interleaved changes, which must not change any incident."""
+    towns, regions = drawn
+
+    def interleaved(slots):
+        at_region = sorted(slots[:len(regions)])
+        at_town = sorted(slots[len(regions):])
+        return [replace(m, order=f"{p:03d}") for m, p in zip(regions, at_region, strict=True)] + \
+            [replace(m, order=f"{p:03d}") for m, p in zip(towns, at_town, strict=True)]
+
+    n = len(towns) + len(regions)
+    first = interleaved(list(range(n)))  # every region report before every town report
+    other = interleaved(data.draw(st.permutations(range(n))))
+    assert groups(merge(other)) == groups(merge(first))
+    assert groups(merge(other, exhaustive=True)) == groups(merge(first))

@@ -12,6 +12,11 @@ is compatible with, or starts a new one. Compatible means all of:
 * **what**: they share a category, or a specific target type ("bread queue"), or the same
   stated toll; and they do not name two different specific targets.
 
+A mention placed only at region or country level ("shelling of the Kharkiv region") is placed
+after all finer ones, so the result never depends on when the finer reports arrived: it joins
+the one incident the finer mentions made that fits it, if exactly one does; the others form
+incidents among themselves by the same rule.
+
 Comparisons only look at incidents in the same or neighbouring map cells, so merging grows
 about linearly with the number of mentions (see benchmarks/merge_scaling.py). Every join records
 a reason a person can check; ``casebuilder incident show`` prints them.
@@ -31,6 +36,7 @@ CELL_DEGREES = 0.1  # about 11 km north-south, 7 km east-west at Ukraine's latit
 REPORT_SLACK_DAYS = 2
 GENERIC_TARGETS = frozenset({"residential building", "public space", "vehicle",
                              "bridge or road", "industrial site", "shelter"})
+COARSE = frozenset({"region", "country"})  # placed only at region or country level
 _REACH_KM = {"point": 3.0, "district": 6.0, "settlement": 12.0, "region": 150.0,
              "country": 1500.0}
 
@@ -169,10 +175,13 @@ def what_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
     return False, "no shared category, target or toll"
 
 
-def compatible(candidate: MergeCandidate, cluster: Cluster) -> tuple[bool, str]:
+def compatible(candidate: MergeCandidate, cluster: Cluster,
+               anchor: MergeCandidate | None = None) -> tuple[bool, str]:
+    """Whether a mention may join an incident, compared with the incident's most precise member
+    (or with ``anchor``, that member as it was before region-level mentions were placed)."""
     if candidate.key in cluster.apart:
         return False, "kept apart by an analyst"
-    anchor = cluster.anchor
+    anchor = anchor or cluster.anchor
     if candidate.situation != anchor.situation:
         return False, "one is a continuing situation, the other a single attack"
     reasons = []
@@ -284,34 +293,65 @@ def merge(candidates: Sequence[MergeCandidate],
             clusters[position].apart |= keep_apart.get(m.key, set())
     ordered = sorted((c for c in candidates if c.key not in forced),
                      key=lambda c: (c.order, c.key))
-    for candidate in ordered:
-        joined = False
+    fine = [c for c in ordered if c.precision not in COARSE]
+    broad = [c for c in ordered if c.precision in COARSE]
+    for candidate in fine:
         nearby = range(len(clusters)) if exhaustive else index.near(candidate)
+        for number in nearby:
+            ok, why = compatible(candidate, clusters[number])
+            if ok:  # the first compatible incident, in report order
+                _join(clusters, index, number, candidate, why, keep_apart)
+                break
+        else:
+            _start(clusters, index, candidate, keep_apart)
+    # Region- and country-level mentions are placed after every finer one, so whether
+    # "shelling of the Kharkiv region killed four" joins an incident never depends on when the
+    # finer reports arrived. Each is compared with the incidents the finer mentions made (as
+    # they stand before any of these joins) and joins only when exactly one fits: it must not
+    # pick a town at random.
+    settled = len(clusters)
+    anchors = [c.anchor for c in clusters] if broad else []
+    left: list[MergeCandidate] = []
+    for candidate in broad:
+        nearby = range(settled) if exhaustive else [
+            n for n in index.near(candidate) if n < settled]
         fits = []
         for number in nearby:
-            cluster = clusters[number]
-            if candidate.key in cluster.apart:
-                continue
-            ok, why = compatible(candidate, cluster)
+            ok, why = compatible(candidate, clusters[number], anchors[number])
             if ok:
                 fits.append((number, why))
-                if candidate.precision not in {"region", "country"}:
-                    break  # the first compatible incident, in report order
-        # A mention placed only at region level joins an incident only when exactly one fits:
-        # "shelling of the Kharkiv region killed four" must not pick a town at random.
-        if len(fits) == 1 or (fits and candidate.precision not in {"region", "country"}):
-            number, why = fits[0]
-            cluster = clusters[number]
-            cluster.add(candidate)
-            cluster.reasons.append(f"{candidate.label}: joined ({why})")
-            cluster.apart |= keep_apart.get(candidate.key, set())
-            index.add(number, candidate)
-            joined = True
-        if not joined:
-            clusters.append(Cluster(members=[candidate],
-                                    reasons=[f"{candidate.label}: first report"],
-                                    apart=set(keep_apart.get(candidate.key, set()))))
-            index.add(len(clusters) - 1, candidate)
+        if len(fits) == 1:
+            _join(clusters, index, fits[0][0], candidate, fits[0][1], keep_apart)
+        else:
+            left.append(candidate)
+    # The rest (none fitted, or several did) form incidents among themselves, by the same rule.
+    own = len(clusters)
+    for candidate in left:
+        nearby = range(own, len(clusters)) if exhaustive else [
+            n for n in index.near(candidate) if n >= own]
+        fits = []
+        for number in nearby:
+            ok, why = compatible(candidate, clusters[number])
+            if ok:
+                fits.append((number, why))
+        if len(fits) == 1:
+            _join(clusters, index, fits[0][0], candidate, fits[0][1], keep_apart)
+        else:
+            _start(clusters, index, candidate, keep_apart)
     return clusters
 
 
+def _join(clusters: list[Cluster], index: MergeIndex, number: int, candidate: MergeCandidate,
+          why: str, keep_apart: dict[str, set[str]]) -> None:
+    cluster = clusters[number]
+    cluster.add(candidate)
+    cluster.reasons.append(f"{candidate.label}: joined ({why})")
+    cluster.apart |= keep_apart.get(candidate.key, set())
+    index.add(number, candidate)
+
+
+def _start(clusters: list[Cluster], index: MergeIndex, candidate: MergeCandidate,
+           keep_apart: dict[str, set[str]]) -> None:
+    clusters.append(Cluster(members=[candidate], reasons=[f"{candidate.label}: first report"],
+                            apart=set(keep_apart.get(candidate.key, set()))))
+    index.add(len(clusters) - 1, candidate)
