@@ -120,3 +120,25 @@ def test_analyst_decisions_need_reasons_are_logged_and_survive_reextraction(dev_
     assert any(d["action"] == "merge" for d in station["analyst_decisions"])
     assert "2022-04-08-kramatorsk-1.txt" not in station["documents"]
     assert run_cli("verify", home=home).returncode == 0
+
+
+def test_a_toll_given_jointly_for_two_towns_is_not_each_towns_own(tmp_path):
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    (reports / "joint.txt").write_text(
+        "On 4 April 2022 Russian forces shelled Kramatorsk and Sloviansk with Smerch rockets, "
+        "killing three people, officials said.\n")
+    (reports / "kramatorsk.txt").write_text(
+        "Shelling of a residential street in Kramatorsk on 4 April 2022 killed two civilians, "
+        "the mayor said.\n")
+    home = tmp_path / "home"
+    assert run_cli("ingest", reports, home=home).returncode == 0
+    out = tmp_path / "incidents.geojson"
+    result = run_cli("export", "incidents", "-o", out, home=home)
+    assert result.returncode == 0, result.stderr
+    found = {f["properties"]["place"]: f["properties"]
+             for f in json.loads(out.read_text())["features"]}
+    # Kramatorsk has a source giving its own toll; Sloviansk only the joint one, marked as such
+    assert (found["Kramatorsk"]["killed_max"], found["Kramatorsk"]["killed_shared_by"]) == (2, [])
+    assert (found["Sloviansk"]["killed_max"], found["Sloviansk"]["killed_shared_by"]) == (
+        3, ["Kramatorsk", "Sloviansk"])

@@ -119,7 +119,9 @@ def _toll(p: dict[str, Any], measure: str) -> str:
     if low is None:
         return "-"
     number = str(low) if high in (None, low) else f"{low}-{high}"
-    return number if qualifier in (None, "exact") else f"{qualifier} {number}"
+    toll = number if qualifier in (None, "exact") else f"{qualifier} {number}"
+    shared = p.get(f"{measure}_shared_by") or []
+    return f"{toll}, given jointly for {' and '.join(shared)}" if shared else toll
 
 
 @cli.group("incident")
@@ -171,6 +173,8 @@ def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
             click.echo(f"  {measure}, in report order (best: {_toll(p, measure)}):")
             for f in timeline:
                 earlier = " [called an earlier report]" if f["earlier_report"] else ""
+                if f.get("shared_by"):
+                    earlier += f" [given jointly for {' and '.join(f['shared_by'])}]"
                 click.echo(
                     f"    {f['reported_at'] or '?':<26} {f['text']!r} — {f['source']} "
                     f"({f['document']}){earlier}"

@@ -75,10 +75,13 @@ def incident_properties(incident: Incident, profiles: SourceProfiles | None = No
         "killed_max": killed_max,
         "killed_qualifier": killed.qualifier if killed else None,
         "killed_best_source": killed.source if killed else None,
+        # a best figure a source gave jointly for several places, not for this one alone
+        "killed_shared_by": list(killed.shared_by) if killed else [],
         "killed_range": list(killed_range),
         "injured_min": injured_min,
         "injured_max": injured_max,
         "injured_qualifier": injured.qualifier if injured else None,
+        "injured_shared_by": list(injured.shared_by) if injured else [],
         "injured_range": list(injured_range),
         "victims_civilian": summary.civilian(incident),
         "weapon": weapons[0] if weapons else None,

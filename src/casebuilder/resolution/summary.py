@@ -43,13 +43,14 @@ class Figure:
     earlier_report: bool
     claim_id: int
     coarse: bool = False  # given for a whole region or country, not for the incident's place
+    shared_by: tuple[str, ...] = ()  # given jointly for these places ("three killed in A and B")
 
     def as_json(self) -> dict[str, Any]:
         return {"measure": self.measure, "low": self.low, "high": self.high,
                 "qualifier": self.qualifier, "text": self.text, "source": self.source,
                 "source_kind": self.source_kind, "evidentiality": self.evidentiality,
                 "document": self.document, "reported_at": self.reported_at,
-                "earlier_report": self.earlier_report}
+                "earlier_report": self.earlier_report, "shared_by": list(self.shared_by)}
 
 
 @dataclass
@@ -139,7 +140,8 @@ def figures(incident: Incident, measure: str) -> list[Figure]:
             document=c.document.name, reported_at=c.document.published_raw,
             order=(_report_key(c.document.published_raw, c.document.published), c.char_start),
             earlier_report=bool(c.value.get("earlier_report")), claim_id=c.id,
-            coarse=fine and c.document.item_id in coarse_docs))
+            coarse=fine and c.document.item_id in coarse_docs,
+            shared_by=tuple(str(p) for p in c.value.get("shared_by") or ())))
     return sorted(out, key=lambda f: f.order)
 
 
@@ -177,8 +179,11 @@ def best_figure(incident: Incident, measure: str) -> Figure | None:
         return Figure(measure, value.get("low"), value.get("high"), "analyst",
                       str(value.get("text", "")), "analyst", "analyst", "stated", "", "",
                       ("9999", 0), False, -1)
-    candidates = [f for f in figures(incident, measure) if not f.earlier_report and
-                  f.evidentiality != "denied" and not f.coarse]
+    usable = [f for f in figures(incident, measure) if not f.earlier_report and
+              f.evidentiality != "denied" and not f.coarse]
+    # A toll given jointly for several places is the best figure only when no source gives
+    # this place its own: "three killed in Kramatorsk and Sloviansk" is not three in each.
+    candidates = [f for f in usable if not f.shared_by] or usable
     if not candidates:
         return None
     latest = max(f.order[0] for f in candidates)
