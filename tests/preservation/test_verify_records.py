@@ -325,6 +325,7 @@ def make_old_format_run(home: Path) -> tuple[int, int, int]:
 
     def old(entry: dict[str, Any]) -> None:
         del entry["details"]["source_sha256"]
+        del entry["details"]["results_format"]  # recorded only since format 2
         entry["details"]["results_sha256"] = digest
 
     rewrite_entry(home, seq, old)
@@ -351,6 +352,22 @@ def test_a_claim_edited_in_a_run_of_the_previous_extractor_is_caught(home, colum
     claim_id, run_id, _ = make_old_format_run(home)
     undo = set_cell(home, "claims", column, claim_id, value)
     tampered_then_restored(home, undo, f"extraction run {run_id}", "results digest")
+
+
+def test_a_run_of_an_unknown_results_format_is_reported_not_passed(home):
+    _, run_id, seq = killed_claim(home)[:3]
+    ((seq,),) = query(home, "SELECT entry_seq FROM extraction_runs WHERE id = ?", run_id)
+
+    def future(entry: dict[str, Any]) -> None:
+        entry["details"]["results_format"] = 99
+
+    rewrite_entry(home, seq, future)
+    case = open_case(home, environ={})
+    try:
+        report = verify_case(case)
+    finally:
+        case.close()
+    assert any("results format 99" in str(f) for f in report.failures)
 
 
 def test_also_attributed_edited_in_a_current_run_is_caught(home):

@@ -30,6 +30,7 @@ from casebuilder.model.partial_date import PartialDate
 from casebuilder.preservation.canonical import json_digest
 from casebuilder.preservation.case import Case
 from casebuilder.preservation.items import item_ref
+from casebuilder.preservation.verify import CURRENT_RESULTS_FORMAT
 from casebuilder.store import schema
 
 
@@ -230,6 +231,7 @@ def extract_item(case: Case, tools: ExtractionTools, item: schema.Item, *, name:
         seq = tx.record("extract", [item_ref(original, "source"), item_ref(text_item, "text")],
                         {"extractor": EXTRACTOR_ID, "vocabulary_sha256": tools.vocabulary.digest,
                          "gazetteer": tools.gazetteer_id, "source_sha256": source_digest,
+                         "results_format": CURRENT_RESULTS_FORMAT,
                          "mentions": len(mentions),
                          "claims": claim_count, "results_sha256": digest})
         run = schema.ExtractionRun(

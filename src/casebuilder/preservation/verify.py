@@ -118,6 +118,10 @@ CLAIM_FIELDS = {
 #: a digest of claims without the key cannot equal one of claims with it, so accepting this form
 #: lets no edit of ``also_attributed`` pass in a run that digested it.
 LEGACY_CLAIM_FIELDS = {key: col for key, col in CLAIM_FIELDS.items() if key != "also_attributed"}
+#: The results format an ``extract`` entry records (``details.results_format``): which claim
+#: fields its results digest covers. Entries logged before formats were recorded have none.
+RESULTS_FORMATS = {2: CLAIM_FIELDS}
+CURRENT_RESULTS_FORMAT = 2
 
 
 @dataclass(frozen=True)
@@ -967,6 +971,10 @@ def results_digest(
 
 def digest_forms(details: dict[str, Any]) -> list[dict[str, str]]:
     """The claim fields the run logged with ``details`` may have digested, by extractor age."""
+    recorded = details.get("results_format")
+    if recorded is not None:
+        # an unknown format checks against nothing, so the run is reported, never passed
+        return [RESULTS_FORMATS[recorded]] if recorded in RESULTS_FORMATS else []
     if "source_sha256" not in details:  # logged before 5f7a9fa: never digested also_attributed
         return [LEGACY_CLAIM_FIELDS]
     return [CLAIM_FIELDS, LEGACY_CLAIM_FIELDS]
@@ -1068,6 +1076,12 @@ def _check_run(
     ]
     if wrong_item:
         report.fail(subject, f"{len(wrong_item)} of its mentions or claims name another item")
+    results_format = details.get("results_format")
+    if results_format is not None and results_format not in RESULTS_FORMATS:
+        report.fail(subject, f"log entry {seq} records results format "
+                             f"{_shown(results_format)}, which this version of casebuilder does "
+                             "not know: its results cannot be checked")
+        return False
     recorded = details.get("results_sha256")
     form = next(
         (
