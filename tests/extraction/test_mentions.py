@@ -255,3 +255,13 @@ def test_a_dateline_is_where_the_report_was_filed(extraction_tools):
         "killing at least 18 civilians.\n\nA cruise missile hit an apartment building in Kryvyi "
         "Rih on Tuesday, killing 12 people.", published=date(2023, 6, 16))
     assert [m.place_name for m in mentions] == ["Kryvyi Rih"]
+
+
+def test_a_dateline_places_a_report_that_names_no_other_place(extraction_tools):
+    mentions = extract(extraction_tools,
+        "ZAPORIZHZHIA (Ukraine) — A Russian missile tore through an apartment building in the "
+        "southern city early on Thursday, killing at least four people, officials said.\n\n"
+        "By Friday evening 13 bodies had been recovered.", published=date(2023, 3, 3))
+    assert [(m.place_name, m.event_date()[0].iso()) for m in mentions] == [
+        ("ZAPORIZHZHIA", "2023-03-02")]
+    assert max(c.value["low"] for c in mentions[0].claims if c.kind == "killed") == 13

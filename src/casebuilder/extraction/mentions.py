@@ -568,6 +568,11 @@ class MentionExtractor:
                 self._title_place is not None:
             toponym, place = self._title_place
             document_place = toponym.text, place
+        if document_place is None and not self._document_has_fine_place:
+            # "ZAPORIZHZHIA (Ukraine) — A missile tore through ... in the southern city": with
+            # no finer place anywhere in the report, the city it was filed from is the best
+            # guess for a single incident (still subject to the single-incident test below)
+            document_place = self._dateline_place(facts)
         setting: _SentenceFacts | None = None  # "Between 3 and 30 March, in Yahidne, ..."
         for fact in facts:
             places = self._event_places(fact, regions_named)
@@ -701,6 +706,14 @@ class MentionExtractor:
             for toponym, place, role in fact.places:
                 if role == "event" and place.feature_kind in {"settlement", "city_district",
                                                                "feature"}:
+                    return toponym.text, place
+        return None
+
+    @staticmethod
+    def _dateline_place(facts: list[_SentenceFacts]) -> tuple[str, Place] | None:
+        for fact in facts[:1]:
+            for toponym, place, role in fact.places:
+                if role == "dateline" and place.feature_kind in {"settlement", "city_district"}:
                     return toponym.text, place
         return None
 
