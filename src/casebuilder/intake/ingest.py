@@ -46,7 +46,7 @@ from casebuilder.intake.handlers.base import (
     ParseSource,
     Sniff,
 )
-from casebuilder.intake.isolation import ParserStopped, parse_isolated
+from casebuilder.intake.isolation import ParserStopped, ParseServer, parse_isolated
 from casebuilder.intake.sidecar import parse_sidecar
 from casebuilder.intake.walk import IntakeCandidate, path_text, plan_intake, printable
 from casebuilder.model.clock import format_utc
@@ -63,7 +63,7 @@ from casebuilder.preservation.objects import StoredObject
 from casebuilder.store.schema import CustodyEvent, IntakeFailure, Item, Origin
 
 SNIFF_BYTES = 64 * 1024
-#: Handlers whose libraries a crafted file can stall or bloat: run in a child process.
+#: Handlers whose libraries a crafted file can stall or bloat: run in the parse server.
 ISOLATED = frozenset({"pdf", "image", "media", "html"})
 PARSE_TIMEOUT_S = 300.0
 PARSE_MEMORY_BYTES = 4 * 1024**3
@@ -147,8 +147,19 @@ class Ingester:
     parse_memory: int = PARSE_MEMORY_BYTES
     #: Containers whose members were checked in this run (each is checked once).
     _members_checked: set[int] = field(default_factory=set)
+    #: The isolated readers' parse server while :meth:`run` runs.
+    _parse_server: ParseServer | None = field(default=None, init=False, repr=False)
 
     def run(self, paths: Sequence[Path]) -> IngestReport:
+        # One parse server for the run, stopped however the run ends (errors, Ctrl-C).
+        with ParseServer() as server:
+            self._parse_server = server
+            try:
+                return self._run(paths)
+            finally:
+                self._parse_server = None
+
+    def _run(self, paths: Sequence[Path]) -> IngestReport:
         plan, skipped = plan_intake(list(paths), exclude=[self.case.paths.root])
         for skip in skipped:
             self._intake_failed(skip.path, skip.reason)
@@ -315,7 +326,11 @@ class Ingester:
             return _Reading(None, None, reason, status)
         source = ParseSource(path=stored_path, name=name, size=size, depth=depth)
         try:
-            if handler.name in ISOLATED:
+            if handler.name in ISOLATED and self._parse_server is not None:
+                result = self._parse_server.parse(
+                    handler, source, timeout=self.parse_timeout, memory=self.parse_memory
+                )
+            elif handler.name in ISOLATED:
                 result = parse_isolated(
                     handler, source, timeout=self.parse_timeout, memory=self.parse_memory
                 )

@@ -78,6 +78,12 @@ class ParseResult:
 
 
 class FormatHandler(Protocol):
+    """A format reader. Besides these, a handler may define ``prepare(self) -> None``: the
+    parse server (intake/isolation.py) calls it, if present, before it forks the process that
+    reads a file, so that heavy libraries the handler imports lazily are imported once per run
+    instead of once per file. It should only import; it must not start threads or open files,
+    and its failure is ignored (the read itself then reports it)."""
+
     name: str
     media_type: str
 

@@ -68,8 +68,8 @@ _HIDDEN_TAGS = frozenset({"script", "style", "noscript", "template", "head", "sv
 
 
 def _trafilatura() -> Any:
-    """trafilatura, imported on first use: it is heavy, and the parsing itself runs in a
-    child process (intake/isolation.py), so the parent need not load it at all."""
+    """trafilatura, imported on first use: it is heavy, and the parsing itself runs in the
+    parse server (intake/isolation.py), so the ingesting process need not load it at all."""
     import trafilatura
 
     return trafilatura
@@ -355,6 +355,10 @@ class HtmlHandler:
         ):
             bid = BID_HTML_NAMED
         return bid
+
+    def prepare(self) -> None:
+        """Import trafilatura in the parse server, once, before it forks a reader per file."""
+        _trafilatura()
 
     def parse(self, source: ParseSource) -> ParseResult:
         data = read_capped(source, self.max_bytes, "HTML file")
