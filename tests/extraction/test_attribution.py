@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from casebuilder.extraction.attribution import Attributor
 from casebuilder.extraction.text import TextAnalyser
@@ -73,3 +75,29 @@ def test_unattributed_narrative_is_the_outlets_own_and_pronouns_resolve(tools):
     assert results[1][0].speaker == "Pavlo Kyrylenko"
     assert results[2][0].speaker == "Pavlo Kyrylenko"
     assert results[3][1] is True  # the last sentence qualifies the one before it
+
+
+def test_a_which_clause_after_a_place_does_not_break_the_reader(tools):
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    (parsed,) = analyser.sentences(
+        "There was no comment from Moscow, which denies targeting civilians.")
+    found, _ = attributor.attribute(parsed)
+    assert found.speaker
+
+
+_WORDS = ["said", "told", "reporters", "the", "governor", "Oleh", "Syniehubov", ",", "who",
+          "which", "that", "on", "Thursday", "police", "officials", "according", "to", "—",
+          "“", "”", "(", ")", "denied", "denies", "claimed", "from", "Moscow", "no", "comment",
+          "Russia", "'s", "ministry", "a", "witness"]
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(st.sampled_from(_WORDS), min_size=1, max_size=25))
+def test_any_arrangement_of_speech_words_gives_an_attribution(tools, words):
+    # commas, asides and reporting verbs in every order: the reader must answer, never crash
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    for sentence in analyser.sentences(" ".join(words) + "."):
+        found, _ = attributor.attribute(sentence)
+        assert found.speaker

@@ -298,7 +298,8 @@ class Attributor:
             if segment:
                 segments.insert(0, segment)
             if k > 1 and tokens[k - 1].lower in {"who", "which"} and tokens[k - 2].lower == ",":
-                segments.pop(0)  # "X, who walked out of the city, told": an aside
+                if segment:
+                    segments.pop(0)  # "X, who walked out of the city, told": an aside
                 i = k - 2
                 continue
             if k > 0 and tokens[k - 1].lower == ",":
