@@ -11,8 +11,12 @@ import textwrap
 import time
 from pathlib import Path
 
+import pytest
+
+from casebuilder.errors import UnreadableContent
 from casebuilder.intake.handlers.base import BID_CERTAIN, ParseResult, ParseSource, Sniff
 from casebuilder.intake.ingest import Ingester
+from casebuilder.intake.isolation import ParserStopped, ParseServer
 from casebuilder.preservation.verify import verify_case
 
 SAMPLES = Path(__file__).resolve().parents[2] / "src" / "casebuilder" / "samples"
@@ -115,3 +119,188 @@ def test_a_script_without_a_main_guard_is_not_run_again_by_the_readers(tmp_path)
     assert done.stdout.count("SCRIPT BODY RUNS") == 1, done.stdout + done.stderr
     outcomes = [line for line in done.stdout.splitlines() if line.startswith("OUTCOME")]
     assert outcomes == ["OUTCOME pdf ok None", "OUTCOME html ok None"], done.stdout
+
+
+# -- the parse server ---------------------------------------------------------------------------
+class Probe:
+    """A PDF "reader" that reports where it ran, or misbehaves as its file tells it to."""
+
+    name = "pdf"
+    media_type = "application/pdf"
+
+    def __init__(self, pid_file: Path | None = None) -> None:
+        self.pid_file = pid_file
+
+    def bid(self, sniff: Sniff) -> int:
+        return BID_CERTAIN if sniff.head.startswith(b"%PDF") else 0
+
+    def parse(self, source: ParseSource) -> ParseResult:
+        data = source.path.read_bytes()
+        if self.pid_file is not None:
+            self.pid_file.write_text(str(os.getppid()), encoding="utf-8")
+        if b"stall" in data:
+            time.sleep(60)
+        if b"loud-exit" in data:
+            sys.stderr.write("warming up\nthe parser fell over on page 7\n")
+            sys.stderr.flush()
+            os._exit(5)
+        if b"die" in data:
+            os.kill(os.getpid(), signal.SIGSEGV)
+        if b"hog" in data:
+            hog = bytearray(1024**3)  # a GiB: more than the test's allowance
+            return ParseResult(format="pdf", media_type=self.media_type, tool="test",
+                               text=str(len(hog)))
+        if b"leave" in data:  # something the reader started and left behind
+            stray = subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"])
+            return ParseResult(format="pdf", media_type=self.media_type, tool="test",
+                               metadata={"stray": stray.pid})
+        import resource
+
+        return ParseResult(
+            format="pdf", media_type=self.media_type, tool="test", text="ok",
+            metadata={"server": os.getppid(), "reader": os.getpid(),
+                      "memory": resource.getrlimit(resource.RLIMIT_AS)[0]})
+
+
+def _source(tmp_path: Path, name: str, content: bytes) -> ParseSource:
+    path = tmp_path / name
+    path.write_bytes(content)
+    return ParseSource(path=path, name=name, size=len(content))
+
+
+def _running(pid: int) -> bool:
+    """Whether a process is running (a zombie waiting to be reaped is not)."""
+    deadline = time.monotonic() + 5
+    while True:
+        try:
+            state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+        except (FileNotFoundError, ProcessLookupError):
+            return False
+        if state in {"Z", "X"}:
+            return False
+        if time.monotonic() > deadline:
+            return True
+        time.sleep(0.05)
+
+
+MEMORY = 2 * 1024**3
+
+
+def test_reads_share_one_server_and_a_stall_replaces_it(tmp_path):
+    fine = _source(tmp_path, "fine.pdf", b"%PDF-1.7 fine")
+    with ParseServer() as server:
+        assert server.pid is None  # started on the first read, not before
+        first = server.parse(Probe(), fine, timeout=30, memory=MEMORY)
+        second = server.parse(Probe(), fine, timeout=30, memory=MEMORY)
+        old = server.pid
+        assert first.metadata["server"] == second.metadata["server"] == old
+        assert first.metadata["reader"] != second.metadata["reader"]  # a fork per read
+
+        with pytest.raises(ParserStopped) as stopped:
+            server.parse(Probe(), _source(tmp_path, "stall.pdf", b"%PDF-1.7 stall"),
+                         timeout=1.5, memory=MEMORY)
+        assert stopped.value.kind == "timeout"
+        assert "took longer than 2 s and was stopped" in str(stopped.value)
+        assert server.pid is None
+        assert old is not None and not _running(old)
+
+        third = server.parse(Probe(), fine, timeout=30, memory=MEMORY)
+        assert third.text == "ok"
+        assert third.metadata["server"] == server.pid != old
+
+
+def test_a_crashing_reader_is_reported_and_the_server_keeps_serving(tmp_path):
+    fine = _source(tmp_path, "fine.pdf", b"%PDF-1.7 fine")
+    with ParseServer() as server:
+        pid = server.parse(Probe(), fine, timeout=30, memory=MEMORY).metadata["server"]
+        with pytest.raises(ParserStopped) as loud:
+            server.parse(Probe(), _source(tmp_path, "a.pdf", b"%PDF-1.7 loud-exit"),
+                         timeout=30, memory=MEMORY)
+        assert loud.value.kind == "crash"
+        assert str(loud.value) == (
+            "the pdf reader stopped without an answer (exit code 5): the parser fell over on "
+            "page 7; it is read again when the file is ingested again")
+        with pytest.raises(ParserStopped) as killed:
+            server.parse(Probe(), _source(tmp_path, "b.pdf", b"%PDF-1.7 die"),
+                         timeout=30, memory=MEMORY)
+        assert killed.value.kind == "crash"
+        assert "(killed by signal SIGSEGV)" in str(killed.value)
+        after = server.parse(Probe(), fine, timeout=30, memory=MEMORY)
+        assert after.text == "ok"
+        assert server.pid == pid == after.metadata["server"]
+
+
+def test_a_dead_server_is_a_crash_and_the_next_read_starts_a_fresh_one(tmp_path):
+    fine = _source(tmp_path, "fine.pdf", b"%PDF-1.7 fine")
+    pid_file = tmp_path / "server.pid"
+    with ParseServer() as server:
+        server.parse(Probe(), fine, timeout=30, memory=MEMORY)
+        old = server.pid
+        assert old is not None
+        # The server dies while a read is under way.
+        reading = _source(tmp_path, "stall.pdf", b"%PDF-1.7 stall")
+        killer = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+            import os, pathlib, signal, time
+            path = pathlib.Path({str(pid_file)!r})
+            while not path.exists() or not path.read_text():
+                time.sleep(0.02)
+            os.kill({old}, signal.SIGKILL)
+        """)])
+        with pytest.raises(ParserStopped) as stopped:
+            server.parse(Probe(pid_file), reading, timeout=30, memory=MEMORY)
+        killer.wait(10)
+        assert stopped.value.kind == "crash"
+        assert "(killed by signal SIGKILL)" in str(stopped.value)
+        after = server.parse(Probe(), fine, timeout=30, memory=MEMORY)
+        assert after.text == "ok"
+        assert server.pid not in {None, old}
+
+
+def test_the_memory_limit_applies_to_each_reader_not_to_the_server(tmp_path):
+    fine = _source(tmp_path, "fine.pdf", b"%PDF-1.7 fine")
+    with ParseServer() as server:
+        with pytest.raises(UnreadableContent) as refused:
+            server.parse(Probe(), _source(tmp_path, "hog.pdf", b"%PDF-1.7 hog"),
+                         timeout=30, memory=768 * 1024**2)
+        assert not isinstance(refused.value, ParserStopped)
+        assert str(refused.value) == "the pdf reader ran out of its memory allowance"
+        small = server.parse(Probe(), fine, timeout=30, memory=MEMORY)
+        large = server.parse(Probe(), fine, timeout=30, memory=2 * MEMORY)
+        assert (small.metadata["memory"], large.metadata["memory"]) == (MEMORY, 2 * MEMORY)
+        assert small.metadata["server"] == large.metadata["server"]
+
+
+def test_closing_the_server_leaves_nothing_running(tmp_path):
+    server = ParseServer()
+    result = server.parse(Probe(), _source(tmp_path, "leave.pdf", b"%PDF-1.7 leave"),
+                          timeout=30, memory=MEMORY)
+    stray, pid = result.metadata["stray"], server.pid
+    assert isinstance(stray, int) and pid is not None
+    assert _running(pid) and _running(stray)
+    server.close()
+    server.close()  # again: harmless
+    assert not _running(pid)
+    assert not _running(stray)
+
+
+def test_an_ingest_run_stops_its_server_however_it_ends(case, tmp_path, monkeypatch):
+    folder = tmp_path / "in"
+    folder.mkdir()
+    for name in ("a.pdf", "b.pdf"):
+        (folder / name).write_bytes(b"%PDF-1.7 fine " + name.encode())
+    pid_file = tmp_path / "server.pid"
+    report = Ingester(case, [Probe(pid_file)], parse_timeout=30).run([folder])
+    assert [o.parse_status for o in report.outcomes] == ["ok", "ok"]
+    assert not _running(int(pid_file.read_text()))  # the server both files were read in
+
+    # Interrupted (Ctrl-C) while the run is under way.
+    (folder / "c.pdf").write_bytes(b"%PDF-1.7 fine c")
+    pid_file.unlink()
+
+    def interrupted(*args, **kwargs):
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(Ingester, "_finish_parse", interrupted)
+    with pytest.raises(KeyboardInterrupt):
+        Ingester(case, [Probe(pid_file)], parse_timeout=30).run([folder / "c.pdf"])
+    assert not _running(int(pid_file.read_text()))

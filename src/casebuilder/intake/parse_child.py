@@ -132,25 +132,51 @@ def _grandchild(handler: Any, source: Any, memory: int, answer_fd: int, errors_f
         os._exit(code)
 
 
-def _collect(answer_fd: int, errors_fd: int) -> tuple[bytes, bytes]:
-    """Everything the grandchild wrote as its answer, and the end of its standard error."""
+def _collect(pid: int, answer_fd: int, errors_fd: int) -> tuple[bytes, bytes, int]:
+    """Everything the grandchild wrote as its answer, the end of its standard error, and its
+    wait status. Reading stops when it has ended, even if something it started still holds
+    its pipes open (that is killed with the server)."""
     answer: list[bytes] = []
     errors = b""
+
+    def take(fd: int, chunk: bytes) -> None:
+        nonlocal errors
+        if fd == answer_fd:
+            answer.append(chunk)
+        else:
+            errors = (errors + chunk)[-STDERR_KEEP:]
+
+    ended: int | None = None
+    with contextlib.suppress(AttributeError, OSError):  # Linux 5.3 and later
+        ended = os.pidfd_open(pid)
+    pipes = {answer_fd, errors_fd}
     with selectors.DefaultSelector() as selector:
-        selector.register(answer_fd, selectors.EVENT_READ)
-        selector.register(errors_fd, selectors.EVENT_READ)
-        open_fds = 2
-        while open_fds:
-            for key, _ in selector.select():
-                chunk = os.read(key.fd, 1 << 20)
-                if not chunk:
-                    selector.unregister(key.fd)
-                    open_fds -= 1
-                elif key.fd == answer_fd:
-                    answer.append(chunk)
+        for fd in pipes:
+            selector.register(fd, selectors.EVENT_READ)
+        if ended is not None:
+            selector.register(ended, selectors.EVENT_READ)
+        while pipes:
+            ready = {key.fd for key, _ in selector.select()}
+            if ended is not None and ended in ready:
+                break
+            for fd in ready & pipes:
+                chunk = os.read(fd, 1 << 20)
+                if chunk:
+                    take(fd, chunk)
                 else:
-                    errors = (errors + chunk)[-STDERR_KEEP:]
-    return b"".join(answer), errors
+                    selector.unregister(fd)
+                    pipes.discard(fd)
+    # It has ended: what it wrote is in the pipes; take that, without waiting for an end of
+    # file that a process it left behind could hold back.
+    for fd in pipes:
+        os.set_blocking(fd, False)
+        with contextlib.suppress(BlockingIOError):
+            while chunk := os.read(fd, 1 << 20):
+                take(fd, chunk)
+    if ended is not None:
+        os.close(ended)
+    _, status = os.waitpid(pid, 0)
+    return b"".join(answer), errors, status
 
 
 def _handle(request: bytes, answer_channel: int) -> bytes:
@@ -175,11 +201,10 @@ def _handle(request: bytes, answer_channel: int) -> bytes:
     os.close(answer_w)
     os.close(errors_w)
     try:
-        answer, errors = _collect(answer_r, errors_r)
+        answer, errors, status = _collect(pid, answer_r, errors_r)
     finally:
         os.close(answer_r)
         os.close(errors_r)
-    _, status = os.waitpid(pid, 0)
     if len(answer) >= HEADER.size:
         (size,) = HEADER.unpack_from(answer)
         if len(answer) == HEADER.size + size:
