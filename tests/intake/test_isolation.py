@@ -304,3 +304,22 @@ def test_an_ingest_run_stops_its_server_however_it_ends(case, tmp_path, monkeypa
     with pytest.raises(KeyboardInterrupt):
         Ingester(case, [Probe(pid_file)], parse_timeout=30).run([folder / "c.pdf"])
     assert not _running(int(pid_file.read_text()))
+
+
+def test_a_reader_the_server_cannot_load_is_a_crash_and_the_server_keeps_serving(tmp_path):
+    import types
+
+    ghost = types.ModuleType("ghost_reader_not_on_any_path")
+    ghost.Ghost = type("Ghost", (Probe,), {"__module__": ghost.__name__})  # type: ignore[attr-defined]
+    sys.modules[ghost.__name__] = ghost
+    fine = _source(tmp_path, "fine.pdf", b"%PDF-1.7 fine")
+    try:
+        with ParseServer() as server:
+            pid = server.parse(Probe(), fine, timeout=30, memory=MEMORY).metadata["server"]
+            with pytest.raises(ParserStopped) as stopped:
+                server.parse(ghost.Ghost(), fine, timeout=30, memory=MEMORY)
+            assert stopped.value.kind == "crash"
+            assert "(its request could not be loaded): ModuleNotFoundError" in str(stopped.value)
+            assert server.parse(Probe(), fine, timeout=30, memory=MEMORY).metadata["server"] == pid
+    finally:
+        del sys.modules[ghost.__name__]
