@@ -101,3 +101,17 @@ def test_any_arrangement_of_speech_words_gives_an_attribution(tools, words):
     for sentence in analyser.sentences(" ".join(words) + "."):
         found, _ = attributor.attribute(sentence)
         assert found.speaker
+
+
+def test_a_new_organisation_is_not_taken_for_an_earlier_speaker_with_the_same_last_word(tools):
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    text = ("The toll rose to 25, Kyrylo Tymoshenko of the Ukrainian presidential office said. "
+            "The United Nations human rights office said it was verifying the figures. "
+            "Tymoshenko said two children died.")
+    found = [attributor.attribute(s)[0] for s in analyser.sentences(text)]
+    assert (found[0].speaker, found[0].kind) == ("Kyrylo Tymoshenko", "official")
+    assert "presidential office" in found[0].role
+    assert (found[1].speaker, found[1].kind) == (
+        "The United Nations human rights office", "monitoring_mission")
+    assert found[2].speaker == "Kyrylo Tymoshenko"

@@ -265,3 +265,14 @@ def test_a_dateline_places_a_report_that_names_no_other_place(extraction_tools):
     assert [(m.place_name, m.event_date()[0].iso()) for m in mentions] == [
         ("ZAPORIZHZHIA", "2023-03-02")]
     assert max(c.value["low"] for c in mentions[0].claims if c.kind == "killed") == 13
+
+
+def test_an_unverified_marker_naming_a_party_qualifies_that_partys_claim(extraction_tools):
+    (mention,) = extract(extraction_tools,
+        "A missile hit the railway station in Chaplyne on Wednesday, killing 25 civilians, "
+        "officials said. Russia's defence ministry said the strike killed more than 200 "
+        "soldiers on a military train. Ukraine said the train was a civilian one. The Russian "
+        "account could not be independently verified.", published=date(2022, 8, 25))
+    evidence = {c.attribution.speaker: c.attribution.evidentiality for c in mention.claims}
+    assert evidence["Russia's defence ministry"] == "unverified"
+    assert evidence.get("Ukraine", "stated") == "stated"

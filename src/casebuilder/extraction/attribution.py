@@ -105,12 +105,20 @@ class SpeakerMemory:
         last = words[-1]
         for earlier in reversed(self.named):
             speaker_words = earlier.speaker.lower().split()
+            known = set(speaker_words) | set(earlier.role.lower().split())
+            # "The United Nations human rights office" is not "... of the presidential
+            # office": every word that is not a determiner or a role word must be the earlier
+            # speaker's ("Governor Kyrylenko", "the ministry", "Konashenkov")
+            if words[0] == "its" and len(words) <= 3:
+                return earlier  # "according to its initial report"
+            foreign = [w for w in words if w not in known and w not in _DETERMINERS
+                       and w not in _ROLE_WORDS]
+            if foreign:
+                continue
             if speaker_words and speaker_words[-1] == last and len(speaker_words) > len(words):
                 return earlier
             if len(words) == 2 and words[0] in {"the", "its"} and \
                     last in earlier.speaker.lower().split():
-                return earlier
-            if words[0] == "its" and len(words) <= 3:
                 return earlier
         return None
 
@@ -173,6 +181,8 @@ class Attributor:
             [(w, key) for key, party in vocabulary.parties.items() for w in party.state_words],
         )
         self._previous: Attribution | None = None
+        #: The party a stand-alone "could not be verified" sentence names, if any.
+        self.qualified_party: str | None = None
 
     # -- public -------------------------------------------------------------------------
     def attribute(self, sentence: Sentence) -> tuple[Attribution, bool]:
@@ -197,9 +207,14 @@ class Attributor:
                 attribution.kind != "outlet":
             attribution = replace(attribution, evidentiality="denied")
         qualifies_previous = False
+        self.qualified_party = None
         if "unverified" in phrase_kinds:
             if found is None and self._previous is not None and len(tokens) <= 14:
                 qualifies_previous = True
+                # "The Russian account could not be independently verified": the claim of
+                # that party, which need not be the sentence just before
+                self.qualified_party = next(
+                    (m.payload for m in self._party_words.find(tokens)), None)
             else:
                 attribution = attribution.qualified("unverified")
         self._previous = attribution
@@ -356,6 +371,13 @@ class Attributor:
             names = [t for t in phrase[by + 1 :]]
             cut = next((i for i, t in enumerate(names) if not _is_name_token(t)), len(names))
             role, phrase = phrase[:by], names[:cut]
+        of = next((i for i, t in enumerate(phrase) if t.lower == "of"), None)
+        if of is not None and not role and 2 <= of <= 4 and \
+                all(_is_name_token(t) for t in phrase[:of]) and \
+                any(t.lower in _ROLE_WORDS for t in phrase[of + 1 :]):
+            # "Kyrylo Tymoshenko of the Ukrainian presidential office": a person, and where
+            # they work
+            phrase, role = phrase[:of], phrase[of:]
         speaker = _text(sentence, phrase)
         role_text = _text(sentence, _clean(role))
         described = f"{speaker} {role_text}".lower()

@@ -293,7 +293,12 @@ class MentionExtractor:
         for sentence in sentences:
             attribution, qualifies_previous = attributor.attribute(sentence)
             if qualifies_previous and previous is not None:
-                previous.attribution = previous.attribution.qualified("unverified")
+                target = previous
+                party = attributor.qualified_party
+                if party is not None and previous.attribution.party != party:
+                    target = next((f for f in reversed(facts[-4:])
+                                   if f.attribution.party == party), previous)
+                target.attribution = target.attribution.qualified("unverified")
             fact = self._sentence_facts(sentence, attribution, resolved, source,
                                         attributor.people())
             fact.qualifies_previous = qualifies_previous

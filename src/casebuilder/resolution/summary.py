@@ -186,9 +186,25 @@ def best_figure(incident: Incident, measure: str) -> Figure | None:
     candidates = [f for f in usable if not f.shared_by] or usable
     if not candidates:
         return None
+    exact = [f for f in candidates if f.qualifier != "vague"]
+    best = _latest_most_reliable(exact or candidates)
+    if exact:
+        # "dozens" or "scores" said after a count of 53 adds nothing to it; a vague figure
+        # replaces a count only when it says more ("hundreds" after "twelve")
+        vague = [f for f in candidates if f.qualifier == "vague" and f.order[0] > best.order[0]
+                 and (f.low or 0) > (best.high or best.low or 0)]
+        if vague:
+            best = _latest_most_reliable(vague)
+    return best
+
+
+def _latest_most_reliable(candidates: list[Figure]) -> Figure:
+    """Among the figures of the latest report, one the text does not call unverified, from the
+    most reliable kind of source; then the largest."""
     latest = max(f.order[0] for f in candidates)
     same_time = [f for f in candidates if f.order[0] == latest]
-    return min(same_time, key=lambda f: (FIGURE_RELIABILITY.get(f.source_kind, 3),
+    return min(same_time, key=lambda f: (f.evidentiality in {"unverified", "alleged"},
+                                         FIGURE_RELIABILITY.get(f.source_kind, 3),
                                          -(f.low or 0), f.order))
 
 
