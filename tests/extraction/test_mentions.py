@@ -276,3 +276,19 @@ def test_an_unverified_marker_naming_a_party_qualifies_that_partys_claim(extract
     evidence = {c.attribution.speaker: c.attribution.evidentiality for c in mention.claims}
     assert evidence["Russia's defence ministry"] == "unverified"
     assert evidence.get("Ukraine", "stated") == "stated"
+
+
+@pytest.mark.parametrize("text", [
+    "Dozens of prisoners were killed at Olenivka; Moscow and Kyiv trade blame.",
+    "A missile killed 15 people at the station in Chaplyne on Wednesday. Authorities had "
+    "warned that Moscow might try to launch heavy strikes around Independence Day.",
+    "Shelling killed 24 people in Belgorod on Saturday. At an emergency meeting of the UN "
+    "Security Council in New York called at Moscow's request, the ambassador said the strike "
+    "was deliberate.",
+    "A missile killed 15 people at the station in Chaplyne on Wednesday. Public celebrations "
+    "were banned in Kyiv, and residents were urged to heed air raid warnings.",
+])
+def test_capitals_venues_warnings_and_fears_are_not_incident_places(extraction_tools, text):
+    mentions = extract(extraction_tools, text, published=date(2022, 8, 25))
+    assert {m.place.name for m in mentions if m.place} <= {"Olenivka", "Chaplyne", "Belgorod"}
+    assert len(mentions) == 1

@@ -80,7 +80,26 @@ _MOTIVE_WORDS = frozenset({"retaliation", "revenge", "reprisal", "reprisals", "r
 _GOVERNMENT_VERBS = frozenset({"asked", "accused", "blamed", "wants", "has", "had", "would",
                                "will", "called", "warned", "insisted", "responded", "rejected",
                                "demanded", "condemned", "announced", "says", "said", "denied",
-                               "claimed", "admitted", "vowed", "threatened"})
+                               "claimed", "admitted", "vowed", "threatened", "might", "may",
+                               "could", "can", "must", "is", "was", "does", "did", "trade",
+                               "traded", "blame", "blames", "accuses", "calls", "insists",
+                               "rejects", "denies", "claims", "warns", "wanted", "sought"})
+#: Words that make the harm after them a fear, threat or plan, not something that happened.
+_HYPOTHETICAL = frozenset({"might", "may", "could", "would", "will", "threatened",
+                           "threatens", "threaten", "plans", "planned", "planning", "intends",
+                           "intended", "preparing", "unless"})
+#: Gatherings whose place is where people met or spoke, not where harm was done.
+_VENUE_WORDS = frozenset({"meeting", "summit", "talks", "conference", "session", "assembly",
+                          "headquarters", "forum", "briefing", "speech", "hearing", "tribunal",
+                          "court", "negotiations", "ceremony", "funeral", "funerals",
+                          "memorial", "vigil", "rally", "exhibition", "embassy"})
+#: What a capital's government has: "at Moscow's request", "Kyiv's Western backers".
+_GOVERNMENT_NOUNS = frozenset({"request", "claim", "claims", "account", "version", "forces",
+                               "troops", "military", "army", "ambassador", "envoy", "backers",
+                               "allies", "government", "officials", "position", "response",
+                               "demand", "demands", "invasion", "war", "offensive",
+                               "accusations", "denial", "western", "missiles", "drones",
+                               "strikes", "aggression", "representative", "delegation"})
 _OFFICE_WORDS = frozenset({"head", "chief", "governor", "mayor", "spokesman", "spokeswoman",
                            "spokesperson", "secretary", "deputy", "official", "officials"})
 _NEGATIONS = frozenset({"no", "not", "never", "without", "nothing", "none"})
@@ -419,6 +438,8 @@ class MentionExtractor:
                 continue  # "in retaliation for the attack on the bridge": a motive given
             if weak and not (harm or weapons or targets or strong - {category}):
                 continue
+            if not harm and _HYPOTHETICAL & set(_clause_before(tokens, match.first, 6)):
+                continue  # "Moscow might try to launch heavy strikes": feared, not done
             if weak and category in SITUATION_CATEGORIES and not strong & SITUATION_CATEGORIES:
                 continue  # "waiting to be evacuated": the setting of an attack, not a harm
             if category == "killing" and weak and (explosive or
@@ -463,9 +484,15 @@ class MentionExtractor:
             return False
         index = next((i for i, t in enumerate(tokens) if t.start >= toponym.start), 0)
         before = tokens[index - 1].lower if index > 0 else ""
-        after = next((t.lower for t in tokens if t.start >= toponym.end), "")
-        if before in _EVENT_BEFORE | _MOTION_BEFORE:
-            return False  # "in Moscow", "missiles hit Kyiv"
+        following = [t for t in tokens if t.start >= toponym.end]
+        after = following[0].lower if following else ""
+        if before in _EVENT_BEFORE | _MOTION_BEFORE and not (
+                after in {"'s", "’s"} and before in {"at", "on", "of"}):
+            return False  # "in Moscow", "missiles hit Kyiv" (but "at Moscow's request")
+        if after in {"'s", "’s"}:
+            return len(following) > 1 and following[1].lower in _GOVERNMENT_NOUNS
+        if after == "and" and len(following) > 2 and following[1].is_title:
+            after = following[2].lower  # "Moscow and Kyiv trade blame"
         return after in self.vocabulary.evidentiality_verbs or after in _GOVERNMENT_VERBS or (
             after.endswith("ed") and len(after) > 3)  # "Moscow pulled out of the deal"
 
@@ -531,6 +558,8 @@ class MentionExtractor:
             return "origin"
         if before in _MOTION_BEFORE:
             return "motion"
+        if before in {"in", "at"} and _VENUE_WORDS & set(_clause_before(tokens, index, 7)):
+            return "venue"  # "the Security Council's meeting in New York": where people met
         # "the Kyiv suburbs of Irpin", "the Kharkiv region's outskirts": the first name only
         # locates the second
         if following in {"region", "oblast", "province", "region's", "oblast's"}:
@@ -1120,6 +1149,17 @@ def _locates_by_layout(recent: list[str]) -> bool:
     apposition = recent[comma + 1 :]
     return len(apposition) >= 2 and apposition[0] in {"a", "an"} and \
         apposition[1] in _KIND_WORDS and apposition[-1] in {"of", "near", "outside", "from"}
+
+
+def _clause_before(tokens: list[Token], index: int, reach: int) -> list[str]:
+    """Up to ``reach`` words before token ``index``, not reaching back past a comma or a
+    semicolon."""
+    words: list[str] = []
+    for token in reversed(tokens[max(0, index - reach) : index]):
+        if token.lower in {",", ";", ":", "—", "–"}:
+            break
+        words.append(token.lower)
+    return words
 
 
 def _fine_places(fact: _SentenceFacts) -> bool:
