@@ -115,3 +115,12 @@ def test_a_new_organisation_is_not_taken_for_an_earlier_speaker_with_the_same_la
     assert (found[1].speaker, found[1].kind) == (
         "The United Nations human rights office", "monitoring_mission")
     assert found[2].speaker == "Kyrylo Tymoshenko"
+
+
+def test_the_subject_of_a_relative_clause_verb_is_the_name_before_it(tools):
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    (parsed,) = analyser.sentences(
+        "There was no comment from Moscow, which denies targeting civilians.")
+    found, _ = attributor.attribute(parsed)
+    assert found.speaker == "Moscow"

@@ -292,3 +292,24 @@ def test_capitals_venues_warnings_and_fears_are_not_incident_places(extraction_t
     mentions = extract(extraction_tools, text, published=date(2022, 8, 25))
     assert {m.place.name for m in mentions if m.place} <= {"Olenivka", "Chaplyne", "Belgorod"}
     assert len(mentions) == 1
+
+
+def test_where_missiles_were_launched_from_is_not_an_incident(extraction_tools):
+    mentions = extract(extraction_tools,
+        "Russian missiles hit a printing house in Kharkiv on Thursday, killing seven people. "
+        "The governor said 15 missiles had been fired at the city, launched from across the "
+        "border in Russia's Belgorod region.", published=date(2024, 5, 23))
+    assert [m.place.name for m in mentions if m.place] == ["Kharkiv"]
+
+
+@pytest.mark.parametrize("sentence", [
+    "The wounded were flown to hospitals in Moscow.",
+    "About 20 people were still in hospital, the governor said.",
+    "Putin spoke during a visit to a military hospital after the attack.",
+])
+def test_a_hospital_where_victims_are_cared_for_is_not_the_target(extraction_tools, sentence):
+    mentions = extract(extraction_tools,
+        "Shelling hit a shopping centre in Belgorod on Saturday, killing 24 people. " + sentence,
+        published=date(2023, 12, 31))
+    targets = {c.value["target_type"] for m in mentions for c in m.claims if c.kind == "target"}
+    assert "hospital" not in targets

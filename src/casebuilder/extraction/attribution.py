@@ -315,6 +315,14 @@ class Attributor:
             if k > 1 and tokens[k - 1].lower in {"who", "which"} and tokens[k - 2].lower == ",":
                 if segment:
                     segments.pop(0)  # "X, who walked out of the city, told": an aside
+                else:
+                    # "no comment from Moscow, which denies ...": the verb is the relative
+                    # clause's own, and its subject is the name just before the comma
+                    j = k - 2
+                    while j > 0 and _is_name_token(tokens[j - 1]) and k - 2 - j < 5:
+                        j -= 1
+                    if j < k - 2 and (j == 0 or not _is_name_token(tokens[j - 1])):
+                        return tokens[j : k - 2], []
                 i = k - 2
                 continue
             if k > 0 and tokens[k - 1].lower == ",":

@@ -88,11 +88,13 @@ _GOVERNMENT_VERBS = frozenset({"asked", "accused", "blamed", "wants", "has", "ha
 _HYPOTHETICAL = frozenset({"might", "may", "could", "would", "will", "threatened",
                            "threatens", "threaten", "plans", "planned", "planning", "intends",
                            "intended", "preparing", "unless"})
+_LAUNCH_WORDS = frozenset({"launched", "fired", "shot", "flew", "came", "coming"})
 #: Gatherings whose place is where people met or spoke, not where harm was done.
 _VENUE_WORDS = frozenset({"meeting", "summit", "talks", "conference", "session", "assembly",
                           "headquarters", "forum", "briefing", "speech", "hearing", "tribunal",
                           "court", "negotiations", "ceremony", "funeral", "funerals",
-                          "memorial", "vigil", "rally", "exhibition", "embassy"})
+                          "memorial", "vigil", "rally", "exhibition", "embassy", "visit",
+                          "visiting", "speaking"})
 #: What a capital's government has: "at Moscow's request", "Kyiv's Western backers".
 _GOVERNMENT_NOUNS = frozenset({"request", "claim", "claims", "account", "version", "forces",
                                "troops", "military", "army", "ambassador", "envoy", "backers",
@@ -384,7 +386,7 @@ class MentionExtractor:
                         people: set[str] | None = None) -> _SentenceFacts:
         tokens = list(sentence.tokens)
         weapons = [w for w in self._weapons.find(tokens) if w.payload]
-        targets = self._targets.find(tokens)
+        targets = [t for t in self._targets.find(tokens) if not _care_destination(tokens, t)]
         figures = find_figures(sentence.text, base=sentence.start)
         fields = [f for f in find_fatality_fields(sentence.text, base=sentence.start)
                   if not any(f.measure == g.measure for g in figures)]
@@ -551,8 +553,13 @@ class MentionExtractor:
         motive = max((i for i, w in enumerate(recent) if w in _MOTIVE_WORDS), default=None)
         if motive is not None and not {",", ";", "and", "but"} & set(recent[motive:]):
             return "motive"  # "in retaliation for the attack on the Crimean bridge"
+        clause = _clause_before(tokens, index, 8)
+        launched = "from" in clause and _LAUNCH_WORDS & set(clause[clause.index("from") + 1:])
         if before == "from" or (before == "of" and "from" in window and window & {
-                "area", "direction", "side", "vicinity", "outskirts"}):
+                "area", "direction", "side", "vicinity", "outskirts"}) or (
+                launched and (before == "in" or (before in {"'s", "’s"} and index >= 3 and
+                                                  tokens[index - 3].lower == "in"))):
+            # ("launched from across the border in Russia's Belgorod region")
             # where people were taken or fled from; where fire came from ("launched from the
             # area of Kramatorsk")
             return "origin"
@@ -1149,6 +1156,26 @@ def _locates_by_layout(recent: list[str]) -> bool:
     apposition = recent[comma + 1 :]
     return len(apposition) >= 2 and apposition[0] in {"a", "an"} and \
         apposition[1] in _KIND_WORDS and apposition[-1] in {"of", "near", "outside", "from"}
+
+
+_CARE_VERBS = frozenset({"taken", "flown", "rushed", "brought", "treated", "admitted",
+                         "hospitalised", "hospitalized", "transferred", "evacuated",
+                         "airlifted", "died", "remain", "remained", "remains", "being",
+                         "treatment", "care", "recovering", "sent", "moved", "transported",
+                         "visit", "visited", "visiting"})
+
+
+def _care_destination(tokens: list[Token], target: PhraseMatch[str]) -> bool:
+    """"The wounded were flown to hospitals in Moscow", "died in hospital": where victims were
+    cared for, not what was hit."""
+    if target.payload != "hospital":
+        return False
+    before = _clause_before(tokens, target.first, 8)
+    # the preposition may stand a few words back: "flown to two city hospitals"
+    at = next((i for i, w in enumerate(before[:4]) if w in {"to", "in", "at"}), None)
+    if at == 0 and before[0] in {"in", "to"} and tokens[target.first].lower == "hospital":
+        return True  # "still in hospital", "taken to hospital": no article, a patient's stay
+    return at is not None and bool(_CARE_VERBS & set(before[at + 1 : at + 5]))
 
 
 def _clause_before(tokens: list[Token], index: int, reach: int) -> list[str]:
