@@ -313,3 +313,12 @@ def test_a_hospital_where_victims_are_cared_for_is_not_the_target(extraction_too
         published=date(2023, 12, 31))
     targets = {c.value["target_type"] for m in mentions for c in m.claims if c.kind == "target"}
     assert "hospital" not in targets
+
+
+def test_aftermath_and_rhetoric_after_an_attack_do_not_make_a_siege(extraction_tools):
+    mentions = extract(extraction_tools,
+        "A Russian missile hit an apartment building in Dnipro on Saturday, killing 12 "
+        "people.\n\nRescuers said contact had been lost with people trapped under the rubble. "
+        "\"Every day Russia kills Ukrainian children,\" the president said.",
+        published=date(2023, 1, 14))
+    assert [(m.place.name, m.situation) for m in mentions if m.place] == [("Dnipro", False)]

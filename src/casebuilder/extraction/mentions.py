@@ -650,8 +650,18 @@ class MentionExtractor:
                         fact.sentence.paragraph == focus.paragraph_last
                         or fact.sentence.index - focus.sentence_last <= 1):
                     anchor = (focus.place_name, focus.place) if focus.place else None
-                    targets = [self._mention_for(mentions, fact, anchor, source)] \
-                        if anchor and fact.situation != focus.situation else [focus]
+                    if anchor and fact.situation != focus.situation:
+                        # "people were trapped under the rubble", "every day Russia kills
+                        # civilians" after an attack: the attack's aftermath or rhetoric, not
+                        # a siege of the place, unless the sentence gives a span or a total
+                        known = any(m.situation and m.place is not None and
+                                    m.place.gazetteer_id == anchor[1].gazetteer_id
+                                    for m in mentions)
+                        targets = [] if fact.situation and not known and \
+                            not self._situation_evidence(fact) \
+                            else [self._mention_for(mentions, fact, anchor, source)]
+                    else:
+                        targets = [focus]
                 elif not places and document_place is not None and \
                         not _NATIONWIDE.search(fact.sentence.text) and \
                         self._single_incident(facts, regions_named):
@@ -728,6 +738,12 @@ class MentionExtractor:
             if mention.situation and "siege" in mention.categories and mention.place:
                 return mention.place_name, mention.place
         return None
+
+    @staticmethod
+    def _situation_evidence(fact: _SentenceFacts) -> bool:
+        """A running total or a span of days: what shows harm that went on."""
+        return any(f.cumulative for f in fact.figures) or any(
+            d.role == "event" and d.value.days > 2 for d in fact.dates)
 
     @staticmethod
     def _situation_only(fact: _SentenceFacts) -> bool:
