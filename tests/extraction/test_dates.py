@@ -458,3 +458,13 @@ def test_speed_report(resolver, dev_reports, capsys):
     with capsys.disabled():
         print(f"\n[speed] dates + figures, sentence by sentence: {characters / elapsed:,.0f} "
               f"characters per second ({characters:,} characters in {elapsed:.2f} s)")
+
+
+def test_the_day_named_as_the_attacks_own_is_not_a_count_date(extraction_tools):
+    from casebuilder.extraction.mentions import SourceText
+
+    (mention,) = extraction_tools.extractor.extract(SourceText(
+        1, "Rescue crews in Dnipro ended their search on Tuesday, with the number of people "
+        "killed by Saturday's Russian missile strike standing at 45.", "", "Desk",
+        date(2023, 1, 17)))
+    assert mention.event_date()[0].iso() == "2023-01-14"

@@ -1231,6 +1231,9 @@ def _as_of(mention: DateMention, sentence: Sentence) -> DateMention:
     """"By Tuesday morning, officials said 18 had died": the time of the count, not of the
     attack."""
     before = sentence.text[: mention.start - sentence.start].rstrip().lower()
+    after = sentence.text[mention.end - sentence.start :]
+    if after.startswith(("'s", "’s")):
+        return mention  # "killed by Saturday's missile strike": the attack's own day
     if mention.role == "event" and (before.endswith(" by") or before == "by" or
                                     before.endswith("as of") or before.endswith("as at") or
                                     _TOLL_UPDATE.search(before)):
