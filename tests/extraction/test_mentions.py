@@ -322,3 +322,10 @@ def test_aftermath_and_rhetoric_after_an_attack_do_not_make_a_siege(extraction_t
         "\"Every day Russia kills Ukrainian children,\" the president said.",
         published=date(2023, 1, 14))
     assert [(m.place.name, m.situation) for m in mentions if m.place] == [("Dnipro", False)]
+
+
+def test_a_soldiers_death_told_as_background_is_not_a_killing(extraction_tools):
+    mentions = extract(extraction_tools,
+        "Villagers in Hroza had gathered to honour a soldier killed in 2022.",
+        published=date(2023, 10, 6))
+    assert mentions == []

@@ -870,6 +870,27 @@ def test_resolve_mentions_uses_the_whole_document(gazetteer: Gazetteer) -> None:
     assert [r.place for r in again] == [r.place for r in resolutions]
 
 
+def test_a_name_repeated_in_a_document_is_the_place_its_local_context_gives(
+    gazetteer: Gazetteer,
+) -> None:
+    text = (
+        "Hroza buries its dead\n\n"
+        "The toll from the strike on a cafe in Hroza rose to 52, Kharkiv regional governor "
+        "Oleh Syniehubov said.\n\n"
+        "A soldier was first buried in the Dnipropetrovsk region, not in Hroza."
+    )
+    mentions = gazetteer.find_toponyms(text)
+    hrozas = [
+        (m.sentence, r.place.admin1 if r.place else None)
+        for m, r in zip(mentions, gazetteer.resolve_mentions(mentions), strict=True)
+        if m.text == "Hroza"
+    ]
+    # the headline has no context of its own: it takes the first placed occurrence's Hroza;
+    # the last keeps the Hroza its own sentence's region gives
+    assert [admin1 for _s, admin1 in hrozas] == [
+        "Kharkiv Oblast", "Kharkiv Oblast", "Dnipropetrovsk Oblast"]
+
+
 def test_bare_raion_adjective_counts_only_as_a_locator(gazetteer: Gazetteer) -> None:
     assert _found(gazetteer, "Officials in Kramatorskyi were quoted.") == []
     assert _found(gazetteer, "Shelling in the Kramatorskyi raion continued.") == [

@@ -427,6 +427,7 @@ class MentionExtractor:
         harm = any(f.measure in {"killed", "injured", "casualties"} and (f.low or 0) > 0
                    for f in figures)
         victims = harm or bool(words & _CIVILIAN_WORDS)
+        killed = [f for f in figures if f.measure == "killed" and (f.low or 0) > 0]
         populated = bool(words & _POPULATED_WORDS)
         civilian_targets = [t for t in targets if t.payload not in {"vehicle"}]
         explosive = [w for w in weapons if self.vocabulary.weapons[w.payload].category
@@ -449,6 +450,9 @@ class MentionExtractor:
                 continue  # "killed" after a missile strike is the strike's toll, not a killing
             if category == "killing" and not victims:
                 continue  # "shooting at buildings": gunfire with no one said to be hit
+            if category == "killing" and killed and all(f.population == "military"
+                                                        for f in killed):
+                continue  # "a soldier killed in 2022": a combatant's death, not a crime here
             if category == "detention" and weak and not self._person_follows(tokens, match):
                 continue  # "the shelter held": nobody is said to be held
             if category in self._requires_harm and not (harm or targets or

@@ -411,7 +411,7 @@ class Gazetteer:
                 results[number] = self._resolve_cached(
                     mention.text, replace(first, local_nearby=local_nearby), cache
                 )
-        return results
+        return _one_sense_per_document(mentions, results, asked)
 
     def _resolve_cached(
         self, text: str, context: PlaceContext, cache: dict[tuple[object, ...], Resolution]
@@ -1144,3 +1144,30 @@ def _primary(regions: Iterable[str]) -> str:
 
 def _label(regions: Iterable[str]) -> str:
     return " / ".join(sorted(regions))
+
+
+def _one_sense_per_document(
+    mentions: Sequence[ToponymMention],
+    results: list[Resolution],
+    asked: dict[int, PlaceContext],
+) -> list[Resolution]:
+    """A name written again in one document means the same place: "Hroza" in a headline, with
+    nothing near it, is the Hroza that the next paragraph places in Kharkiv Oblast. Where the
+    occurrences that have local evidence (a locator, or a region named in their own sentence
+    or paragraph) all agree, the others take that place. Where they disagree the text names
+    two places of that name: each evidenced occurrence keeps its own, and the others take the
+    first one's, as the lead of a report names the place it is about."""
+    chosen: dict[str, Resolution] = {}
+    for number, context in sorted(asked.items()):
+        place = results[number].place
+        if place is None or not (context.within or context.local_admin1):
+            continue
+        chosen.setdefault(mentions[number].text.casefold(), results[number])
+    out = list(results)
+    for number, context in asked.items():
+        key = mentions[number].text.casefold()
+        if context.within or context.local_admin1 or key not in chosen:
+            continue
+        out[number] = chosen[key]
+    return out
+
