@@ -329,3 +329,25 @@ def test_a_soldiers_death_told_as_background_is_not_a_killing(extraction_tools):
         "Villagers in Hroza had gathered to honour a soldier killed in 2022.",
         published=date(2023, 10, 6))
     assert mentions == []
+
+
+def test_a_place_name_the_document_cannot_settle_keeps_its_namesakes(extraction_tools):
+    (vague,) = extract(extraction_tools, "A missile hit a cafe in Hroza on Thursday, killing "
+                       "59 people.", published=date(2023, 10, 6))
+    assert vague.place is not None and vague.undecided
+    assert {p.name for p in vague.undecided} == {"Hroza"}
+    assert vague.place.gazetteer_id not in {p.gazetteer_id for p in vague.undecided}
+    (placed,) = extract(extraction_tools, "A missile hit a cafe in Hroza in the Kharkiv "
+                        "region on Thursday, killing 59 people.", published=date(2023, 10, 6))
+    assert placed.place is not None and placed.place.admin1 == "Kharkiv Oblast"
+    assert placed.undecided == ()
+
+
+def test_a_place_named_where_no_harm_is_told_is_kept_as_the_setting(extraction_tools):
+    (mention,) = extract(extraction_tools,
+        "A missile hit a cafe in Hroza in the Kharkiv region on Thursday, killing 59 people. "
+        "Funerals were held in Hroza, with graves dug in the village cemetery.",
+        published=date(2023, 10, 10))
+    targets = {c.value["target_type"]: bool(c.value.get("setting"))
+               for c in mention.claims if c.kind == "target"}
+    assert targets == {"cafe": False, "religious site": True}

@@ -6,6 +6,7 @@ import random
 from dataclasses import replace
 from datetime import date
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -226,3 +227,38 @@ def test_when_region_reports_arrive_among_town_reports_changes_nothing(drawn, da
     other = interleaved(data.draw(st.permutations(range(n))))
     assert groups(merge(other)) == groups(merge(first))
     assert groups(merge(other, exhaustive=True)) == groups(merge(first))
+
+
+HROZA_KHARKIV = (49.6238, 37.3132)
+HROZA_DNIPRO = (48.2374, 34.7853)
+
+
+def undecided(key, day, order, alternatives):
+    """A 'Hroza' its document did not place: the gazetteer's first pick, and its namesakes."""
+    first = town(key, HROZA_DNIPRO, day, ["explosive_attack"], order=order, place_id="hroza-d")
+    options = tuple(replace(first, lat=lat, lon=lon, place_id=pid) for pid, (lat, lon) in
+                    alternatives)
+    return replace(first, alternatives=options)
+
+
+@pytest.mark.parametrize("order", ["0", "9"])
+def test_a_name_its_document_left_undecided_joins_the_namesake_another_report_placed(order):
+    placed = town("placed", HROZA_KHARKIV, "2023-10-05", ["explosive_attack"], order="5",
+                  place_id="hroza-k")
+    vague = undecided("vague", "2023-10-05", order, [("hroza-k", HROZA_KHARKIV)])
+    clusters = merge([placed, vague])
+    # whether the undecided report came first or last, it joins the placed one
+    assert groups(clusters) == [["placed", "vague"]]
+    (cluster,) = clusters
+    assert "only this one fits" in " ".join(cluster.reasons)
+    assert {m.place_id for m in cluster.members} == {"hroza-k"}
+
+
+def test_an_undecided_name_that_fits_two_incidents_stays_at_its_own_place():
+    here = town("here", HROZA_KHARKIV, "2023-10-05", ["explosive_attack"], order="1",
+                place_id="hroza-k")
+    there = town("there", (47.0, 33.0), "2023-10-05", ["explosive_attack"], order="2",
+                 place_id="hroza-x")
+    vague = undecided("vague", "2023-10-05", "3",
+                      [("hroza-k", HROZA_KHARKIV), ("hroza-x", (47.0, 33.0))])
+    assert groups(merge([here, there, vague])) == [["here"], ["there"], ["vague"]]

@@ -162,6 +162,9 @@ class IncidentMention:
     first_sentence: int = 0
     paragraph_last: int = 0  # the last paragraph that added to it
     sentence_last: int = 0  # the last sentence that added to it
+    #: Other places of the same name the document gave nothing to choose between (see
+    #: gazetteer Resolution.undecided); merging may settle it with other documents.
+    undecided: tuple[Place, ...] = ()
 
     @property
     def categories(self) -> list[str]:
@@ -302,6 +305,7 @@ class MentionExtractor:
         self._remnants = PhraseMatcher(analyser, [(p, p) for p in v.remnants])
         self._document_has_fine_place = False
         self._title_place: tuple[ToponymMention, Place] | None = None
+        self._undecided: dict[str, tuple[Place, ...]] = {}
 
     # -- the document -------------------------------------------------------------------
     def extract(self, source: SourceText) -> list[IncidentMention]:
@@ -328,6 +332,9 @@ class MentionExtractor:
         self._title_place = self._place_in_title(source)
         mentions = self._assemble(facts, source)
         self._cite_title_place(mentions, source)
+        for mention in mentions:
+            if mention.place is not None:
+                mention.undecided = self._undecided.get(mention.place.gazetteer_id, ())
         return mentions
 
     def _place_in_title(self, source: SourceText) -> tuple[ToponymMention, Place] | None:
@@ -369,8 +376,15 @@ class MentionExtractor:
         will not place stays unplaced rather than taking its first candidate."""
         resolutions = self.gazetteer.resolve_mentions(toponyms)
         out = []
+        self._undecided = {}
+        decided: set[str] = set()
         for toponym, resolution in zip(toponyms, resolutions, strict=True):
             place = resolution.place
+            if place is not None:
+                if resolution.undecided:
+                    self._undecided[place.gazetteer_id] = resolution.undecided
+                else:
+                    decided.add(place.gazetteer_id)
             words = toponym.text.lower().split()
             if words and words[-1] in _AREA_WORDS and toponym.candidates and \
                     toponym.candidates[0].feature_kind == "region":
@@ -378,6 +392,8 @@ class MentionExtractor:
                 place = toponym.candidates[0]
             if place is not None:
                 out.append((toponym, place))
+        for gazetteer_id in decided:  # placed on evidence somewhere in the document
+            self._undecided.pop(gazetteer_id, None)
         return out
 
     # -- one sentence -------------------------------------------------------------------
@@ -989,12 +1005,17 @@ class MentionExtractor:
                                  "wide_area": weapon.wide_area, "words": w.phrase},
                       w.start, w.end, "weapon-word")
         seen_targets: set[str] = set()
+        # A place named where no harm is told ("people were sheltering in the theatre", "graves
+        # dug in the village cemetery") is kept, marked as the setting: merging does not take
+        # it for what was hit
+        setting = not (fact.eventful or fact.weapons)
         for t in fact.targets:
             if t.payload not in seen_targets and mine(t.start):
                 seen_targets.add(t.payload)
                 target = self.vocabulary.targets[t.payload]
                 claim("target", {"target_type": target.name, "protected": target.protected,
-                                 "words": t.phrase}, t.start, t.end, "target-word")
+                                 "words": t.phrase, **({"setting": True} if setting else {})},
+                      t.start, t.end, "target-word")
         self._perpetrator_claims(fact, claim)
         self._objective_claims(fact, claim)
         if any(w in _CIVILIAN_WORDS for w in s.words()) or any(

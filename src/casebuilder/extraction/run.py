@@ -25,7 +25,7 @@ from casebuilder.errors import CasebuilderError
 from casebuilder.extraction.mentions import IncidentMention, MentionExtractor, SourceText
 from casebuilder.extraction.text import TextAnalyser
 from casebuilder.extraction.vocabulary import Vocabulary, load_vocabulary
-from casebuilder.gazetteer import Gazetteer, load_gazetteer
+from casebuilder.gazetteer import Gazetteer, Place, load_gazetteer
 from casebuilder.model.partial_date import PartialDate
 from casebuilder.preservation.canonical import json_digest
 from casebuilder.preservation.case import Case
@@ -165,6 +165,13 @@ def mention_dates(mention: IncidentMention, tools: ExtractionTools, published: d
     return None, "", ""
 
 
+def _place_json(place: Place) -> dict[str, Any]:
+    return {"name": place.name, "lat": place.lat, "lon": place.lon, "admin1": place.admin1,
+            "country": place.country, "gazetteer_id": place.gazetteer_id,
+            "precision": place.precision, "feature_kind": place.feature_kind,
+            "uncertainty_km": place.uncertainty_km, "placed_at": place.placed_at}
+
+
 def _mention_row(mention: IncidentMention, sha256: str, tools: ExtractionTools,
                  published: date | None) -> dict[str, Any]:
     value, expression, basis = mention_dates(mention, tools, published)
@@ -176,10 +183,9 @@ def _mention_row(mention: IncidentMention, sha256: str, tools: ExtractionTools,
         "categories": mention.categories,
         "place_name": mention.place_name,
         "place": None if place is None else {
-            "name": place.name, "lat": place.lat, "lon": place.lon, "admin1": place.admin1,
-            "country": place.country, "gazetteer_id": place.gazetteer_id,
-            "precision": place.precision, "feature_kind": place.feature_kind,
-            "uncertainty_km": place.uncertainty_km, "placed_at": place.placed_at},
+            **_place_json(place),
+            **({"undecided": [_place_json(p) for p in mention.undecided]}
+               if mention.undecided else {})},
         "lat": None if place is None else place.lat,
         "lon": None if place is None else place.lon,
         "date_start": None if value is None else value.start.isoformat(),

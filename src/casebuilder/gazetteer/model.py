@@ -156,6 +156,10 @@ class Resolution:
     matched_name: str
     candidates: tuple[Candidate, ...] = field(default=())
     reason: str = ""
+    #: Other places of the name that nothing in the query or document told apart from the
+    #: chosen one (the choice among them was by gazetteer id); empty when the choice was made
+    #: on evidence. Later stages may settle it with evidence from other documents.
+    undecided: tuple[Place, ...] = field(default=())
 
     @property
     def resolved(self) -> bool:

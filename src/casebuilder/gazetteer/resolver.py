@@ -785,16 +785,19 @@ class Gazetteer:
                     query, None, stripped, tuple(ranked),
                     "a name many cities share, known only far from the document's places",
                 )  # fmt: skip
-        reasons.append(
-            self._why(best, ranked, anchors, anchor_places, local_anchors, head_key, self._capitals)
-        )
+        why = self._why(best, ranked, anchors, anchor_places, local_anchors, head_key,
+                        self._capitals)
+        reasons.append(why)
+        undecided = tuple(c.place for c in _tied(best, ranked, anchor_places)
+                          if c.place != best.place) if why.startswith("ambiguous") else ()
         if parsed.relative:
             reasons.append("the query gives a position relative to this place")
         if best.place.placed_at:
             reasons.append(f"placed at the {best.place.placed_at}")
         others = [c for c in rank(candidates) if c not in ranked]
         return Resolution(
-            query, best.place, best.matched_name, tuple(ranked + others), "; ".join(reasons)
+            query, best.place, best.matched_name, tuple(ranked + others), "; ".join(reasons),
+            undecided,
         )
 
     def _areas(self, names: Iterable[str]) -> tuple[set[str], list[Place]]:
@@ -926,13 +929,7 @@ class Gazetteer:
             return f"{len(ranked)} candidates; the best-located kind of place"
         if (best.place.population or 0) > (runner.place.population or 0):
             return f"{len(ranked)} candidates; largest population ({best.place.population:,})"
-        tied = sum(
-            1
-            for c in ranked
-            if c.alternate == best.alternate
-            and _kind_rank(c.place, anchor_places) == _kind_rank(best.place, anchor_places)
-            and (c.place.population or 0) == (best.place.population or 0)
-        )
+        tied = len(_tied(best, ranked, anchor_places))
         return f"ambiguous: {tied} candidates equally likely, first by gazetteer id taken"
 
     def _region_resolution(
@@ -1144,6 +1141,17 @@ def _primary(regions: Iterable[str]) -> str:
 
 def _label(regions: Iterable[str]) -> str:
     return " / ".join(sorted(regions))
+
+
+def _tied(best: Candidate, ranked: Sequence[Candidate], anchor_places: Sequence[Place]
+          ) -> list[Candidate]:
+    """The candidates nothing tells apart from ``best`` (itself included)."""
+    return [
+        c for c in ranked
+        if c.alternate == best.alternate
+        and _kind_rank(c.place, anchor_places) == _kind_rank(best.place, anchor_places)
+        and (c.place.population or 0) == (best.place.population or 0)
+    ]
 
 
 def _one_sense_per_document(

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Sequence
+from dataclasses import replace
+from typing import Any
 
 from casebuilder.errors import NotFound
 from casebuilder.preservation.case import Case
@@ -36,7 +38,15 @@ def incident_id(members: Sequence[MentionRecord]) -> str:
 
 def candidate(m: MentionRecord) -> MergeCandidate:
     place = m.place or {}
-    targets = frozenset(str(c.value["target_type"]) for c in m.claims if c.kind == "target")
+    found = _placed(m, place)
+    alternatives = tuple(_placed(m, other) for other in place.get("undecided") or ()
+                         if isinstance(other, dict))
+    return replace(found, alternatives=alternatives) if alternatives else found
+
+
+def _placed(m: MentionRecord, place: dict[str, Any]) -> MergeCandidate:
+    targets = frozenset(str(c.value["target_type"]) for c in m.claims
+                        if c.kind == "target" and not c.value.get("setting"))
     tolls = frozenset(int(c.value["low"]) for c in m.claims
                       if c.kind == "killed" and c.value.get("low") and
                       not c.value.get("subgroup") and c.value.get("qualifier") != "vague")
@@ -58,6 +68,7 @@ def candidate(m: MentionRecord) -> MergeCandidate:
         label=m.document.name,
         feature_kind=str(place.get("feature_kind") or ""),
         order=_report_key(m.document.published_raw, m.document.published),
+        label_place=str(place.get("name") or m.place_name),
     )
 
 

@@ -62,6 +62,10 @@ class MergeCandidate:
     label: str = ""  # how to name it in a reason: "2022-04-08-kramatorsk-2.txt"
     feature_kind: str = ""  # settlement, city_district, feature, region, country
     order: str = ""  # report time, for the order of processing
+    #: The same mention placed at each other place of its name that its document did not tell
+    #: apart from this one ("Hroza" with no region: two villages); see merge().
+    alternatives: tuple[MergeCandidate, ...] = ()
+    label_place: str = ""  # the place's name, for reasons
 
     @property
     def reach_km(self) -> float:
@@ -293,7 +297,8 @@ def merge(candidates: Sequence[MergeCandidate],
             clusters[position].apart |= keep_apart.get(m.key, set())
     ordered = sorted((c for c in candidates if c.key not in forced),
                      key=lambda c: (c.order, c.key))
-    fine = [c for c in ordered if c.precision not in COARSE]
+    fine = [c for c in ordered if c.precision not in COARSE and not c.alternatives]
+    undecided = [c for c in ordered if c.precision not in COARSE and c.alternatives]
     broad = [c for c in ordered if c.precision in COARSE]
     for candidate in fine:
         nearby = range(len(clusters)) if exhaustive else index.near(candidate)
@@ -304,6 +309,37 @@ def merge(candidates: Sequence[MergeCandidate],
                 break
         else:
             _start(clusters, index, candidate, keep_apart)
+    # A mention whose place name fits several places its document did not tell apart comes
+    # next: it joins an incident at one of those places if exactly one fits (another report
+    # named the region), whatever the order the reports came in; otherwise it is placed at the
+    # gazetteer's first choice as any other mention.
+    decided = len(clusters)
+    for candidate in undecided:
+        fitting: list[tuple[int, str, MergeCandidate]] = []
+        for option in (candidate, *candidate.alternatives):
+            nearby = range(decided) if exhaustive else [
+                n for n in index.near(option) if n < decided]
+            for number in nearby:
+                ok, why = compatible(option, clusters[number])
+                if ok and number not in {n for n, _w, _o in fitting}:
+                    fitting.append((number, why, option))
+        if len(fitting) == 1:
+            number, why, option = fitting[0]
+            if option is not candidate:
+                name = option.label_place or "the place"
+                why = (f"{why}; its document names {name} without saying which of "
+                       f"{len(candidate.alternatives) + 1} places of that name, and only this "
+                       "one fits")
+            _join(clusters, index, number, option, why, keep_apart)
+        else:
+            nearby = range(len(clusters)) if exhaustive else index.near(candidate)
+            for number in nearby:
+                ok, why = compatible(candidate, clusters[number])
+                if ok:
+                    _join(clusters, index, number, candidate, why, keep_apart)
+                    break
+            else:
+                _start(clusters, index, candidate, keep_apart)
     # Region- and country-level mentions are placed after every finer one, so whether
     # "shelling of the Kharkiv region killed four" joins an incident never depends on when the
     # finer reports arrived. Each is compared with the incidents the finer mentions made (as

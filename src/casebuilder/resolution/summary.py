@@ -87,7 +87,10 @@ def best_place(incident: Incident) -> tuple[str, dict[str, Any] | None]:
     placed = [m for m in incident.mentions if m.place is not None]
     if not placed:
         return (incident.mentions[0].place_name if incident.mentions else ""), None
-    best = min(placed, key=lambda m: (_rank(m.place), m.id))
+    # a place its document could not tell from others of its name comes after any placed on
+    # evidence: it joined because one of its namesakes fits the incident
+    best = min(placed, key=lambda m: (bool(m.place and m.place.get("undecided")),
+                                      _rank(m.place), m.id))
     return best.place_name, best.place
 
 
@@ -218,7 +221,10 @@ def _ranked_values(incident: Incident, kind: str, key: str, generic: frozenset[s
     claims = [c for c in incident.claims if c.kind == kind]
     counts = Counter(str(c.value[key]) for c in claims)
     last_seen = {str(c.value[key]): i for i, c in enumerate(claims)}
-    return sorted(counts, key=lambda v: (v in generic, -counts[v], -last_seen[v]))
+    # a target named only as the setting ("sheltering in the theatre") after one said hit
+    hit = {str(c.value[key]) for c in claims if not c.value.get("setting")}
+    return sorted(counts, key=lambda v: (v not in hit, v in generic, -counts[v],
+                                         -last_seen[v]))
 
 
 def weapons(incident: Incident) -> list[str]:
