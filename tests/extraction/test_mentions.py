@@ -322,6 +322,8 @@ def test_aftermath_and_rhetoric_after_an_attack_do_not_make_a_siege(extraction_t
         "\"Every day Russia kills Ukrainian children,\" the president said.",
         published=date(2023, 1, 14))
     assert [(m.place.name, m.situation) for m in mentions if m.place] == [("Dnipro", False)]
+    # what the rescuers said is still part of the attack's record, attributed to them
+    assert "Rescuers" in {c.attribution.speaker for c in mentions[0].claims}
 
 
 def test_a_soldiers_death_told_as_background_is_not_a_killing(extraction_tools):

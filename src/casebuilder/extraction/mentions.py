@@ -663,6 +663,7 @@ class MentionExtractor:
                 dated = [m.event_date()[0] for m in mentions if not m.situation]
                 self._anchor_date = next((d for d in dated if d is not None), None)
             if fact.eventful or (situation_only and (places or focus is not None)):
+                aftermath = False
                 besieged = self._besieged_city(fact, mentions)
                 if not places and besieged is not None:
                     targets = [self._mention_for(mentions, fact, besieged, source)]
@@ -677,9 +678,13 @@ class MentionExtractor:
                         known = any(m.situation and m.place is not None and
                                     m.place.gazetteer_id == anchor[1].gazetteer_id
                                     for m in mentions)
-                        targets = [] if fact.situation and not known and \
-                            not self._situation_evidence(fact) \
-                            else [self._mention_for(mentions, fact, anchor, source)]
+                        if fact.situation and not known and \
+                                not self._situation_evidence(fact):
+                            # its words still belong to the attack, as told by its source
+                            aftermath = True
+                            targets = [focus]
+                        else:
+                            targets = [self._mention_for(mentions, fact, anchor, source)]
                     else:
                         targets = [focus]
                 elif not places and document_place is not None and \
@@ -695,10 +700,13 @@ class MentionExtractor:
                     targets = [self._mention_for(mentions, fact, place, source)
                                for place in places]
                 self._focus_date = focus.event_date()[0] if focus is not None else None
+                told = replace(fact, categories={
+                    k: v for k, v in fact.categories.items()
+                    if k not in SITUATION_CATEGORIES}) if aftermath else fact
                 for mention in targets:
                     if from_setting and setting is not None:
                         self._add_setting_claims(mention, setting, source)
-                    self._add_claims(mention, fact, source)
+                    self._add_claims(mention, told, source)
                 if targets:
                     focus = targets[0]
             elif focus is not None and self._adds_to(fact, focus, places):
