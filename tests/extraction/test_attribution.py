@@ -124,3 +124,19 @@ def test_the_subject_of_a_relative_clause_verb_is_the_name_before_it(tools):
         "There was no comment from Moscow, which denies targeting civilians.")
     found, _ = attributor.attribute(parsed)
     assert found.speaker == "Moscow"
+
+
+@pytest.mark.parametrize(("sentence", "speaker"), [
+    ('President Volodymyr Zelenskiy, who was in Granada, Spain, for a summit of European '
+     'leaders, called the attack "a brutal crime".', "President Volodymyr Zelenskiy"),
+    ('President Volodymyr Zelenskiy called the killings "a deliberate war crime".',
+     "President Volodymyr Zelenskiy"),
+    ("A village called Hroza was hit.", "The Outlet"),
+    ("An emergency meeting in New York called at Moscow's request heard the envoy.",
+     "The Outlet"),
+])
+def test_called_introduces_a_speaker_but_not_a_name_or_a_meeting(tools, sentence, speaker):
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    (parsed,) = analyser.sentences(sentence)
+    assert attributor.attribute(parsed)[0].speaker == speaker

@@ -353,3 +353,14 @@ def test_a_place_named_where_no_harm_is_told_is_kept_as_the_setting(extraction_t
     targets = {c.value["target_type"]: bool(c.value.get("setting"))
                for c in mention.claims if c.kind == "target"}
     assert targets == {"cafe": False, "religious site": True}
+
+
+def test_a_named_sources_words_on_the_attack_are_kept_even_without_facts(extraction_tools):
+    (mention,) = extract(extraction_tools,
+        "A Russian missile hit a cafe in Hroza on Thursday, killing 52 people, the governor "
+        "said.\n\nRescuers searched the rubble until dark.\n\nThe village lies 30 km from the "
+        "front line.\n\n\"It is impossible to imagine the grief,\" President Volodymyr "
+        "Zelenskiy wrote, calling the attack a deliberate crime.",
+        published=date(2023, 10, 6))
+    said = [c for c in mention.claims if c.attribution.speaker == "President Volodymyr Zelenskiy"]
+    assert said and {c.kind for c in said} <= {"statement", "category", "perpetrator"}

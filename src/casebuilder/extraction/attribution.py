@@ -248,6 +248,10 @@ class Attributor:
                 continue  # "Initial reports had put ...": a noun, not a verb
             if tokens[index - 1].lower in {"been", "be", "being", "was", "were", "is", "are"}:
                 continue  # "Cases of rape have been reported": passive, no speaker here
+            if token.lower in {"called", "calls"} and index + 1 < len(tokens) and (
+                    _is_name_token(tokens[index + 1]) or
+                    tokens[index + 1].lower in {"at", "by", "in", "off", "up"}):
+                continue  # "a village called Hroza", "a meeting called at Moscow's request"
             phrase, role = self._phrase_before(tokens, end)
             phrase = _clean(phrase)
             if not phrase or not self._plausible_speaker(phrase):
@@ -299,7 +303,11 @@ class Attributor:
     def _phrase_before(self, tokens: list[Token], end: int) -> tuple[list[Token], list[Token]]:
         """The speaker ending before ``end`` and its role, from up to three comma-separated
         segments: "Name, role, said", "Role, Name, said", "Subject, aside, said"."""
+        aside = self._before_long_aside(tokens, end)
+        if aside is not None:
+            return aside
         segments: list[list[Token]] = []
+        relative = False  # the verb belongs to a "who" or "which" clause
         closed_by_comma = end > 0 and tokens[end - 1].lower == ","
         i = end - 1 if closed_by_comma else end
         while len(segments) < 3:
@@ -313,6 +321,7 @@ class Attributor:
             if segment:
                 segments.insert(0, segment)
             if k > 1 and tokens[k - 1].lower in {"who", "which"} and tokens[k - 2].lower == ",":
+                relative = True
                 if segment:
                     segments.pop(0)  # "X, who walked out of the city, told": an aside
                 else:
@@ -345,6 +354,8 @@ class Attributor:
             return last, previous if roleish(previous) else []
         if closed_by_comma and names(previous) and self._plausible_speaker(last):
             return previous, last
+        if relative and names(previous) and roleish(last) and len(segments) == 2:
+            return previous, last  # "Oleksiy Arestovych, an adviser to ..., who said"
         if self._plausible_speaker(last) and not closed_by_comma:
             return last, []
         if previous and len(previous) <= 6 and self._plausible_speaker(previous):
@@ -352,6 +363,29 @@ class Attributor:
         if self._plausible_speaker(last):
             return last, []
         return [], []
+
+    def _before_long_aside(self, tokens: list[Token], end: int
+                           ) -> tuple[list[Token], list[Token]] | None:
+        """"President Zelenskiy, who was in Granada, Spain, for a summit, called ...": the
+        subject before a relative clause that runs over several commas up to the verb."""
+        if end < 2 or tokens[end - 1].lower != ",":
+            return None
+        j = end - 2
+        while j > 1 and end - j < 30:
+            word = tokens[j].lower
+            if word in {";", ":", "“", "”", '"', "(", ")"}:
+                return None
+            if word in {"who", "which"} and tokens[j - 1].lower == ",":
+                k = j - 1
+                while k > 0 and tokens[k - 1].lower not in _SPEAKER_BREAKS | {","} and \
+                        j - k < 14:
+                    k -= 1
+                subject = _strip_time(_clean(tokens[k : j - 1]))
+                if subject and self._plausible_speaker(subject):
+                    return subject, []
+                return None
+            j -= 1
+        return None
 
     def _plausible_speaker(self, phrase: list[Token]) -> bool:
         words = [t.lower for t in phrase]

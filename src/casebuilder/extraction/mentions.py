@@ -635,6 +635,7 @@ class MentionExtractor:
             # guess for a single incident (still subject to the single-incident test below)
             document_place = self._dateline_place(facts)
         setting: _SentenceFacts | None = None  # "Between 3 and 30 March, in Yahidne, ..."
+        single = self._single_incident(facts, regions_named)
         for fact in facts:
             places = self._event_places(fact, regions_named)
             situation_only = self._situation_only(fact)
@@ -709,7 +710,7 @@ class MentionExtractor:
                     self._add_claims(mention, told, source)
                 if targets:
                     focus = targets[0]
-            elif focus is not None and self._adds_to(fact, focus, places):
+            elif focus is not None and self._adds_to(fact, focus, places, single):
                 self._add_claims(focus, fact, source)
         return [m for m in mentions if m.categories]
 
@@ -889,11 +890,16 @@ class MentionExtractor:
         return mention
 
     def _adds_to(self, fact: _SentenceFacts, focus: IncidentMention,
-                 places: list[tuple[str, Place]]) -> bool:
-        """Does a sentence without harm words still add to the mention in focus?"""
+                 places: list[tuple[str, Place]], single: bool = False) -> bool:
+        """Does a sentence without harm words still add to the mention in focus? ``single``:
+        the document reports one incident, so a named source speaking of the harm anywhere in
+        it speaks of that incident."""
         if places and focus.place is not None and not any(
                 p.gazetteer_id == focus.place.gazetteer_id for _, p in places):
             return False
+        if single and fact.harm_words and fact.attribution.kind != "outlet" and \
+                not fact.situation:
+            return True
         adjacent = fact.sentence.index - focus.sentence_last <= 1
         if fact.sentence.paragraph - focus.paragraph_last > 1 and not fact.figures:
             return False
@@ -951,6 +957,7 @@ class MentionExtractor:
 
         mention.paragraph_last = max(mention.paragraph_last, s.paragraph)
         mention.sentence_last = max(mention.sentence_last, s.index)
+        before = len(mention.claims)
 
         def claim(kind: str, value: dict[str, Any], start: int, end: int, rule: str) -> None:
             mention.claims.append(Claim(kind, value, Provenance(source.item_id, start, end,
@@ -1047,6 +1054,12 @@ class MentionExtractor:
                 claim("date", {"iso": value.iso(), "precision": value.precision,
                                "expression": relative.expression, "role": "event"},
                       relative.start, relative.end, "relative-to-main-event")
+        if len(mention.claims) == before and a.kind != "outlet" and a.start is not None:
+            # "'It is impossible to imagine the number of victims,' the president wrote": a
+            # named source's account of the incident with no figure or fact the rules read is
+            # still a record of who said what about it (not counted as an origin of its facts)
+            claim("statement", {"speaker": a.speaker, "verb": a.verb}, s.start, s.end,
+                  "attributed-sentence")
 
     def _perpetrator_claims(self, fact: _SentenceFacts, claim: Any) -> None:
         a = fact.attribution
