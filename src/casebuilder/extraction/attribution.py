@@ -157,6 +157,17 @@ def _strip_time(tokens: list[Token]) -> list[Token]:
     return tokens[i:] if i and i < len(tokens) else tokens
 
 
+def _breaks(tokens: list[Token], i: int) -> bool:
+    """Does token ``i`` end a speaker phrase? A hyphen inside a word ("the Moscow-appointed
+    head", "self-proclaimed") does not; a dash between words does."""
+    if tokens[i].lower not in _SPEAKER_BREAKS:
+        return False
+    if tokens[i].lower == "-" and 0 < i < len(tokens) - 1 and \
+            tokens[i - 1].end == tokens[i].start and tokens[i].end == tokens[i + 1].start:
+        return False
+    return True
+
+
 def _is_name_token(token: Token) -> bool:
     return token.is_title and not token.is_punct
 
@@ -312,10 +323,10 @@ class Attributor:
         i = end - 1 if closed_by_comma else end
         while len(segments) < 3:
             k = i
-            while k > 0 and tokens[k - 1].lower not in _SPEAKER_BREAKS and \
-                    tokens[k - 1].lower != "," and i - k < 14:
+            while k > 0 and not _breaks(tokens, k - 1) and \
+                    tokens[k - 1].lower != "," and i - k < 18:
                 k -= 1
-            if i - k >= 14:
+            if i - k >= 18:
                 break
             segment = tokens[k:i]
             if segment:
@@ -377,7 +388,7 @@ class Attributor:
                 return None
             if word in {"who", "which"} and tokens[j - 1].lower == ",":
                 k = j - 1
-                while k > 0 and tokens[k - 1].lower not in _SPEAKER_BREAKS | {","} and \
+                while k > 0 and not _breaks(tokens, k - 1) and tokens[k - 1].lower != "," and \
                         j - k < 14:
                     k -= 1
                 subject = _strip_time(_clean(tokens[k : j - 1]))

@@ -60,6 +60,10 @@ _POPULATED_WORDS = frozenset({"city", "cities", "town", "towns", "village", "vil
                               "suburb", "suburbs", "outskirts", "centre", "center", "downtown",
                               "residential", "district", "districts", "streets", "street"})
 _SINCE_START = re.compile(r"\s*(?:since|from the start of|so far (?:this|in))\b", re.IGNORECASE)
+_JOINT_TOTAL = re.compile(
+    r"\b(?:(?:the|both|all)\s+(?:two|three|four|five)\s+(?:attacks|strikes)|both\s+(?:attacks|"
+    r"strikes)|(?:attacks|strikes)\s+(?:\w+\s+)?together|combined\s+(?:death\s+)?toll)\b",
+    re.IGNORECASE)
 _SAME_DAY = re.compile(r"\b(?:the same day|later that day|earlier that day|that (?:morning|"
                        r"afternoon|evening|night|day)|the next day|the following day|"
                        r"the day after)\b", re.IGNORECASE)
@@ -83,7 +87,12 @@ _GOVERNMENT_VERBS = frozenset({"asked", "accused", "blamed", "wants", "has", "ha
                                "claimed", "admitted", "vowed", "threatened", "might", "may",
                                "could", "can", "must", "is", "was", "does", "did", "trade",
                                "traded", "blame", "blames", "accuses", "calls", "insists",
-                               "rejects", "denies", "claims", "warns", "wanted", "sought"})
+                               "rejects", "denies", "claims", "warns", "wanted", "sought",
+                               "silent", "responds", "replied", "replies"})
+#: Verbs whose object a capital stands for its government: "It accused Kyiv of ...".
+_ADDRESS_VERBS = frozenset({"accused", "accuses", "accusing", "blamed", "blames", "blaming",
+                            "urged", "urges", "asked", "asks", "warned", "warns", "told",
+                            "criticised", "criticized", "condemned", "pressed"})
 #: Words that make the harm after them a fear, threat or plan, not something that happened.
 _HYPOTHETICAL = frozenset({"might", "may", "could", "would", "will", "threatened",
                            "threatens", "threaten", "plans", "planned", "planning", "intends",
@@ -94,7 +103,8 @@ _VENUE_WORDS = frozenset({"meeting", "summit", "talks", "conference", "session",
                           "headquarters", "forum", "briefing", "speech", "hearing", "tribunal",
                           "court", "negotiations", "ceremony", "funeral", "funerals",
                           "memorial", "vigil", "rally", "exhibition", "embassy", "visit",
-                          "visiting", "speaking"})
+                          "visiting", "speaking", "leaders", "critics", "diplomats",
+                          "governments", "capitals", "allies", "protesters", "mourners"})
 #: What a capital's government has: "at Moscow's request", "Kyiv's Western backers".
 _GOVERNMENT_NOUNS = frozenset({"request", "claim", "claims", "account", "version", "forces",
                                "troops", "military", "army", "ambassador", "envoy", "backers",
@@ -409,8 +419,9 @@ class MentionExtractor:
         figures += fields
         if not any(f.measure == "killed" for f in figures):
             figures += find_single_victims(sentence.text, base=sentence.start)
-        if _SINCE_START.match(sentence.text):
-            # "Since 1 March, shelling has killed 40": a running total, not one attack's toll
+        if _SINCE_START.match(sentence.text) or _JOINT_TOTAL.search(sentence.text):
+            # "Since 1 March, shelling has killed 40", "the two attacks together killed 55": a
+            # running or joint total, not one attack's toll
             figures = [replace(f, cumulative=True) for f in figures]
         dates = [_as_of(d, sentence) for d in
                  self.dates.find(sentence.text, source.published, base=sentence.start)]
@@ -455,6 +466,9 @@ class MentionExtractor:
             weak = match.phrase in self._weak[category]
             if {t.lower for t in tokens[max(0, match.first - 4) : match.first]} & _MOTIVE_WORDS:
                 continue  # "in retaliation for the attack on the bridge": a motive given
+            if match.phrase in {"explosion", "explosions", "blast", "blasts"} and \
+                    words & {"heard", "hear", "audible"} and not harm:
+                continue  # "explosions were heard in Kyiv": a sound, not a reported harm
             if weak and not (harm or weapons or targets or strong - {category}):
                 continue
             if not harm and _HYPOTHETICAL & set(_clause_before(tokens, match.first, 6)):
@@ -511,6 +525,8 @@ class MentionExtractor:
         if before in _EVENT_BEFORE | _MOTION_BEFORE and not (
                 after in {"'s", "’s"} and before in {"at", "on", "of"}):
             return False  # "in Moscow", "missiles hit Kyiv" (but "at Moscow's request")
+        if before in _ADDRESS_VERBS:
+            return True  # "It accused Kyiv of using civilians as a shield"
         if after in {"'s", "’s"}:
             return len(following) > 1 and following[1].lower in _GOVERNMENT_NOUNS
         if after == "and" and len(following) > 2 and following[1].is_title:
@@ -549,15 +565,26 @@ class MentionExtractor:
             return "locator"  # "(Kharkivskyi, Kharkiv)": says where the place before it is
         if toponym.dateline:
             return "dateline"  # "KYIV, June 16 —": where the report was filed
+        rest = [t for t in tokens if t.start >= toponym.end][:2]
+        if [t.lower for t in rest] in (["people", "'s"], ["people", "’s"]):
+            return "entity"  # "the self-proclaimed Luhansk People's Republic": not the city
         if attribution.start is not None and attribution.end is not None and \
                 attribution.start <= toponym.start and toponym.end <= attribution.end:
             if (toponym.start, toponym.end) == (attribution.start, attribution.end):
                 return "person"  # "Chaus said": the speaker himself, not a village
             return "speaker"
         index = next((i for i, t in enumerate(tokens) if t.start >= toponym.start), None)
+        if len(rest) == 2 and rest[0].text == "-" and rest[0].start == toponym.end and \
+                rest[1].start == rest[0].end and rest[1].text[:1].islower():
+            return "modifier"  # "the Moscow-appointed head", "Kyiv-based": not a place of harm
         if index is None or index == 0:
             return "event"
         before = tokens[index - 1].lower
+        after_comma = next((t for t in tokens if t.start >= toponym.end), None)
+        if before == "in" and after_comma is not None and after_comma.lower == "," and \
+                attribution.start is not None and \
+                0 <= attribution.start - after_comma.end <= 2:
+            return "venue"  # "In Moscow, Foreign Ministry spokeswoman Maria Zakharova said"
         if before in {"the", "a", "an", "occupied", "russian-occupied", "annexed"} and \
                 index >= 2:
             before = tokens[index - 2].lower  # "across the Dnipro": the motion word
@@ -607,6 +634,8 @@ class MentionExtractor:
         # institution or office, not where the harm happened.
         office = before == "of" and any(
             t.lower in _OFFICE_WORDS for t in tokens[max(0, index - 4) : index])
+        if following == "people" and len(after) > 1 and after[1] in {"'s", "’s"}:
+            return "institution"  # "the self-proclaimed Luhansk People's Republic"
         if following in {"regional", "mayor", "governor", "city", "council", "region's",
                          "oblast's", "administration", "prosecutor's", "prosecutors"} and \
                 (before not in _EVENT_BEFORE or office):
@@ -1264,8 +1293,8 @@ def _share_list_roles(text: str, base: int, roles: list[tuple[ToponymMention, Pl
     before it by "and", "or" or a comma plays the same part."""
     out: list[tuple[ToponymMention, Place, str]] = []
     for toponym, place, role in roles:
-        if out and role == "event" and out[-1][2] in {"origin", "motion", "reference",
-                                                       "motive"}:
+        if out and role in {"event", "person"} and out[-1][2] in {
+                "origin", "motion", "reference", "motive", "venue"}:
             between = text[out[-1][0].end - base : toponym.start - base].strip().lower()
             if between in {"and", "or", ",", ", and", ", or"}:
                 role = out[-1][2]
@@ -1282,14 +1311,18 @@ def _as_of(mention: DateMention, sentence: Sentence) -> DateMention:
         return mention  # "killed by Saturday's missile strike": the attack's own day
     if mention.role == "event" and (before.endswith(" by") or before == "by" or
                                     before.endswith("as of") or before.endswith("as at") or
-                                    _TOLL_UPDATE.search(before)):
+                                    _TOLL_UPDATE.search(before) or _WORK_ENDED.search(before)):
         return replace(mention, role="report")
     return mention
 
 
+# "When the rescue operation in Uman ended on Sunday": the day the work ended, not the attack
+_WORK_ENDED = re.compile(r"\b(?:rescue|search|recovery|rescuers|operation|work)\b[^.;]{0,60}?"
+                         r"\b(?:ended|finished|completed|concluded|wrapped\s+up|was\s+over)"
+                         r"(?:\s+(?:late|early))?\s+(?:on|in|by)?$")
 _TOLL_STATEMENT = re.compile(
     r"\b(?:final|updated|latest|overall)\s+(?:death\s+)?toll\b|\btoll\s+(?:had\s+|has\s+)?"
-    r"(?:rose|risen|reached|climbed|increased|grown|grew|jumped|stood|stands)\b",
+    r"(?:rose|risen|reached|climbed|increased|grown|grew|jumped|stood|stands|settled)\b",
     re.IGNORECASE)
 # "The death toll rose to 28 on Monday": the day the count changed, not the day of the attack
 _TOLL_UPDATE = re.compile(r"\b(?:rose|risen|climbed|increased|grew|jumped|reached)\s+"
