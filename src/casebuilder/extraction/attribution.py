@@ -162,10 +162,9 @@ def _breaks(tokens: list[Token], i: int) -> bool:
     head", "self-proclaimed") does not; a dash between words does."""
     if tokens[i].lower not in _SPEAKER_BREAKS:
         return False
-    if tokens[i].lower == "-" and 0 < i < len(tokens) - 1 and \
-            tokens[i - 1].end == tokens[i].start and tokens[i].end == tokens[i + 1].start:
-        return False
-    return True
+    attached = 0 < i < len(tokens) - 1 and tokens[i - 1].end == tokens[i].start and \
+        tokens[i].end == tokens[i + 1].start
+    return not (tokens[i].lower == "-" and attached)
 
 
 def _is_name_token(token: Token) -> bool:
