@@ -398,3 +398,34 @@ def test_the_day_a_rescue_ended_is_not_the_day_of_the_attack(extraction_tools):
         "operation in Uman ended on Sunday, the toll had settled at 23.",
         published=date(2023, 5, 1))
     assert mention.event_date()[0].iso() == "2023-04-28"
+
+
+def test_harm_told_before_the_place_is_named_joins_the_incident(extraction_tools):
+    (mention,) = extract(extraction_tools,
+        "The number of people killed in the June 27 missile strike on a restaurant has risen "
+        "to 13, officials said.\n\nThe writer had been sitting in the restaurant in Kramatorsk "
+        "when the missile struck.", published=date(2023, 7, 2))
+    assert mention.place is not None and mention.place.name == "Kramatorsk"
+    assert mention.event_date()[0].iso() == "2023-06-27"
+    assert 13 in {c.value["low"] for c in mention.claims if c.kind == "killed"}
+
+
+def test_the_day_named_as_the_strikes_own_wins_over_a_later_day(extraction_tools):
+    (mention,) = extract(extraction_tools,
+        "Families in Kryvyi Rih buried the last of the victims of Friday's missile strike on "
+        "Monday.", published=date(2025, 4, 7))
+    assert mention.event_date()[0].iso() == "2025-04-04"
+
+
+def test_background_history_in_a_report_of_an_attack_is_not_an_incident(extraction_tools):
+    mentions = extract(extraction_tools,
+        "A missile hit a restaurant in Kramatorsk on Tuesday, killing two people.\n\n"
+        "Kramatorsk has been shelled repeatedly since the full-scale invasion began.",
+        published=date(2023, 6, 28))
+    assert [(m.place.name, m.situation) for m in mentions] == [("Kramatorsk", False)]
+    # a report that is about a siege keeps it
+    (siege,) = extract(extraction_tools,
+        "More than 100,000 people remain trapped in Mariupol without water, the city council "
+        "said, as Russian troops kept the port encircled for a third week.",
+        published=date(2022, 3, 15))
+    assert siege.situation

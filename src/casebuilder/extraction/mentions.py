@@ -665,6 +665,7 @@ class MentionExtractor:
             document_place = self._dateline_place(facts)
         setting: _SentenceFacts | None = None  # "Between 3 and 30 March, in Yahidne, ..."
         single = self._single_incident(facts, regions_named)
+        pending: list[_SentenceFacts] = []  # harm told before any place is named
         for fact in facts:
             places = self._event_places(fact, regions_named)
             situation_only = self._situation_only(fact)
@@ -729,6 +730,10 @@ class MentionExtractor:
                 else:
                     targets = [self._mention_for(mentions, fact, place, source)
                                for place in places]
+                    if not places and focus is None and not fact.situation:
+                        # "The number killed in the June 27 strike on a restaurant has risen
+                        # to 13", before any sentence says where: kept for the place to come
+                        pending.append(fact)
                 self._focus_date = focus.event_date()[0] if focus is not None else None
                 told = replace(fact, categories={
                     k: v for k, v in fact.categories.items()
@@ -737,11 +742,19 @@ class MentionExtractor:
                     if from_setting and setting is not None:
                         self._add_setting_claims(mention, setting, source)
                     self._add_claims(mention, told, source)
+                if targets and pending and not targets[0].situation:
+                    for early in pending:
+                        if single or fact.sentence.paragraph - early.sentence.paragraph <= 1:
+                            self._add_claims(targets[0], early, source)
+                    pending = []
                 if targets:
                     focus = targets[0]
             elif focus is not None and self._adds_to(fact, focus, places, single):
                 self._add_claims(focus, fact, source)
-        return [m for m in mentions if m.categories]
+        found = [m for m in mentions if m.categories]
+        if any(not m.situation for m in found):
+            found = [m for m in found if not _thin_situation(m)]
+        return found
 
     @staticmethod
     def _same_speaker(fact: _SentenceFacts, focus: IncidentMention) -> bool:
@@ -1013,6 +1026,8 @@ class MentionExtractor:
         for d in fact.dates:
             distance = min((abs(d.start - m.end) if d.start >= m.end else abs(m.start - d.end)
                             for m in triggers), default=999)
+            if s.text[d.end - s.start : d.end - s.start + 2] in {"'s", "’s"}:
+                distance = -1  # "Friday's missile strike": the day the text gives the attack
             claim("date", {"iso": d.value.iso(), "precision": d.value.precision,
                            "expression": d.expression, "role": d.role,
                            "distance": distance}, d.start, d.end, d.rule)
@@ -1267,6 +1282,23 @@ def _care_destination(tokens: list[Token], target: PhraseMatch[str]) -> bool:
     if at == 0 and before[0] in {"in", "to"} and tokens[target.first].lower == "hospital":
         return True  # "still in hospital", "taken to hospital": no article, a patient's stay
     return at is not None and bool(_CARE_VERBS & set(before[at + 1 : at + 5]))
+
+
+def _thin_situation(mention: IncidentMention) -> bool:
+    """A continuing situation told in one sentence with no figure and no dates of its own
+    but a year or the war's whole span ("It has been shelled repeatedly since the invasion
+    began", "was encircled in 2022"): in a report about an attack, background to it, too thin
+    to stand as an incident of its own."""
+    if not mention.situation:
+        return False
+    sentences = {c.provenance.sentence_start for c in mention.claims if c.in_text}
+    if len(sentences) > 1:
+        return False
+    if any(c.kind in {"killed", "injured", "missing"} for c in mention.claims):
+        return False
+    dates = [PartialDate.parse_iso(c.value["iso"]) for c in mention.claims
+             if c.kind == "date" and c.value.get("role") == "event"]
+    return all(d.precision == "year" or d.days > 180 for d in dates)
 
 
 def _clause_before(tokens: list[Token], index: int, reach: int) -> list[str]:
