@@ -292,3 +292,11 @@ def test_record_fields_and_monitor_shorthand(text, expected):
                                   "He was wounded: badly."])
 def test_record_fields_need_a_number(text):
     assert find_fatality_fields(text) == []
+
+
+@pytest.mark.parametrize(("text", "low"), [
+    ("The number of people killed in the June 27 missile strike has risen to 13.", 13),
+    ("The death toll from the 14 January strike rose to 45.", 45),
+])
+def test_a_date_inside_a_toll_phrase_does_not_break_it(text, low):
+    assert [(f.measure, f.low) for f in find_figures(text)] == [("killed", low)]

@@ -233,11 +233,17 @@ _BEFORE_RE: Final = re.compile(
     r"|evacuat(?:ed|ing)|rescu(?:ed|ing))\s+$",
     re.I,
 )
+#: "June 27" or "27 June" inside a phrase ("killed in the June 27 strike has risen to 13").
+_MONTH_DAY: Final = (
+    r"(?:(?:January|February|March|April|May|June|July|August|September|October|November|"
+    r"December)\s+\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:January|February|"
+    r"March|April|May|June|July|August|September|October|November|December))")
 _TOLL_RE: Final = re.compile(
     rf"\b(?P<m>(?:death|casualty|civilian)\s+tolls?|tolls?|(?:total\s+)?(?:number|count)\s+of"
     rf"\s+(?:the\s+)?(?:people\s+)?(?:dead|deaths|killed|fatalities|victims|injured|wounded|"
     rf"casualties|missing|bodies|those\s+killed)|(?:number|count)\s+(?:of\s+)?(?:people\s+)?"
-    rf"killed)(?:\s+of|(?:\s+(?!(?:and|but|while|although)\b)[^\s\d.;:!?]+){{0,12}}?"
+    rf"killed)(?:\s+of|(?:\s+(?!(?:and|but|while|although)\b)[^\s\d.;:!?]+|"
+    rf"\s+{_MONTH_DAY}){{0,12}}?"
     rf"(?:\s+from\s+{_QUANTITY})?\s+(?:to|at|reached|hit|passed|exceeded|topped|surpassed"
     rf"|is|was|stood\s+at|stands\s+at|now))\s+$",
     re.I,
