@@ -300,3 +300,15 @@ def test_record_fields_need_a_number(text):
 ])
 def test_a_date_inside_a_toll_phrase_does_not_break_it(text, low):
     assert [(f.measure, f.low) for f in find_figures(text)] == [("killed", low)]
+
+
+@pytest.mark.parametrize(("text", "low"), [
+    ("A missile hit a house, killing a 31-year-old woman and her two-year-old daughter.", 2),
+    ("Shelling killed a man and his wife in the village.", 2),
+    ("A strike killed one person and a dog.", 1),
+    ("The number of people killed by the two Russian missiles that hit central Pokrovsk on "
+     "Monday evening has risen to nine.", 9),
+])
+def test_victims_named_together_and_long_toll_phrases(text, low):
+    killed = [f.low for f in find_figures(text) if f.measure == "killed"]
+    assert killed == [low]

@@ -243,7 +243,7 @@ _TOLL_RE: Final = re.compile(
     rf"\s+(?:the\s+)?(?:people\s+)?(?:dead|deaths|killed|fatalities|victims|injured|wounded|"
     rf"casualties|missing|bodies|those\s+killed)|(?:number|count)\s+(?:of\s+)?(?:people\s+)?"
     rf"killed)(?:\s+of|(?:\s+(?!(?:and|but|while|although)\b)[^\s\d.;:!?]+|"
-    rf"\s+{_MONTH_DAY}){{0,12}}?"
+    rf"\s+{_MONTH_DAY}){{0,16}}?"
     rf"(?:\s+from\s+{_QUANTITY})?\s+(?:to|at|reached|hit|passed|exceeded|topped|surpassed"
     rf"|is|was|stood\s+at|stands\s+at|now))\s+$",
     re.I,
@@ -644,14 +644,27 @@ def find_figures(text: str, *, base: int = 0) -> list[CasualtyFigure]:
     for draft, parent in zip(drafts, parents, strict=True):
         cumulative, earlier = flags[id(parent)]
         q = draft.quantity
+        low, high, end = q.low, q.high, draft.end
+        pair = _AND_ANOTHER.match(text, draft.end) if (low, high) == (1, 1) else None
+        if pair is not None:
+            # "killing a 31-year-old woman and her two-year-old daughter": two people
+            low, high, end = 2, 2, pair.end()
         for measure in draft.measures:
             figures.append(CasualtyFigure(
-                start=base + draft.start, end=base + draft.end,
-                text=text[draft.start:draft.end], measure=measure, low=q.low, high=q.high,
+                start=base + draft.start, end=base + end,
+                text=text[draft.start:end], measure=measure, low=low, high=high,
                 qualifier=q.qualifier, population=draft.population, subgroup=draft.subgroup,
                 cumulative=cumulative, rule="reported-earlier" if earlier else draft.rule,
             ))
     return figures
+
+
+#: A second person joined to a single victim: "... and her two-year-old daughter".
+_AND_ANOTHER: Final = re.compile(
+    r"\s+and\s+(?:her|his|their|a|an|the|one)\s+(?:[\w-]+\s+){0,2}?(?:husband|wife|son|"
+    r"daughter|father|mother|brother|sister|child|grandson|granddaughter|grandmother|"
+    r"grandfather|man|woman|boy|girl|friend|neighbour|neighbor|colleague)\b",
+    re.IGNORECASE)
 
 
 def _context_flags(text: str, leading: list[_Draft]) -> dict[int, tuple[bool, bool]]:
