@@ -140,3 +140,16 @@ def test_called_introduces_a_speaker_but_not_a_name_or_a_meeting(tools, sentence
     attributor = Attributor(analyser, vocabulary, "The Outlet")
     (parsed,) = analyser.sentences(sentence)
     assert attributor.attribute(parsed)[0].speaker == speaker
+
+
+@pytest.mark.parametrize(("sentence", "speaker"), [
+    ("President Volodymyr Zelensky published a video of the building and said rescuers were "
+     "still searching.", "President Volodymyr Zelensky"),
+    ("Rescuers pulled out two people and said more were trapped.", "Rescuers"),
+    ("Shelling hit the town and said nothing.", "The Outlet"),
+])
+def test_a_second_verb_of_the_sentence_subject_introduces_it(tools, sentence, speaker):
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    (parsed,) = analyser.sentences(sentence)
+    assert attributor.attribute(parsed)[0].speaker == speaker

@@ -264,6 +264,9 @@ class Attributor:
                 continue  # "a village called Hroza", "a meeting called at Moscow's request"
             phrase, role = self._phrase_before(tokens, end)
             phrase = _clean(phrase)
+            if not phrase and tokens[end - 1].lower == "and":
+                # "President Zelensky published a video ... and said": the sentence's subject
+                phrase, role = self._opening_subject(tokens), []
             if not phrase or not self._plausible_speaker(phrase):
                 continue
             evidentiality = self.vocabulary.evidentiality_verbs.get(token.lower, "stated")
@@ -373,6 +376,17 @@ class Attributor:
         if self._plausible_speaker(last):
             return last, []
         return [], []
+
+    @staticmethod
+    def _opening_subject(tokens: list[Token]) -> list[Token]:
+        """The name (with a title) a sentence opens with: "President Volodymyr Zelensky"."""
+        run: list[Token] = []
+        for token in tokens[:7]:
+            if _is_name_token(token) or (run and token.lower in {"'s", "’s"}):
+                run.append(token)
+            else:
+                break
+        return run if len(run) >= 2 or (run and run[0].lower in _ROLE_WORDS) else []
 
     def _before_long_aside(self, tokens: list[Token], end: int
                            ) -> tuple[list[Token], list[Token]] | None:
