@@ -420,7 +420,8 @@ def test_the_day_named_as_the_strikes_own_wins_over_a_later_day(extraction_tools
 def test_background_history_in_a_report_of_an_attack_is_not_an_incident(extraction_tools):
     mentions = extract(extraction_tools,
         "A missile hit a restaurant in Kramatorsk on Tuesday, killing two people.\n\n"
-        "Kramatorsk has been shelled repeatedly since the full-scale invasion began.",
+        "Kramatorsk is one of the largest cities held by Ukraine in the Donetsk region. It has "
+        "been shelled repeatedly since the full-scale invasion began.",
         published=date(2023, 6, 28))
     assert [(m.place.name, m.situation) for m in mentions] == [("Kramatorsk", False)]
     # a report that is about a siege keeps it

@@ -1291,7 +1291,10 @@ def _thin_situation(mention: IncidentMention) -> bool:
     to stand as an incident of its own."""
     if not mention.situation:
         return False
-    sentences = {c.provenance.sentence_start for c in mention.claims if c.in_text}
+    # the sentence that only said where ("Kramatorsk is one of the largest cities ...")
+    # does not count
+    sentences = {c.provenance.sentence_start for c in mention.claims
+                 if c.in_text and c.kind != "place"}
     if len(sentences) > 1:
         return False
     if any(c.kind in {"killed", "injured", "missing"} for c in mention.claims):
