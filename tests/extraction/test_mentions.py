@@ -430,3 +430,11 @@ def test_background_history_in_a_report_of_an_attack_is_not_an_incident(extracti
         "said, as Russian troops kept the port encircled for a third week.",
         published=date(2022, 3, 15))
     assert siege.situation
+
+
+def test_a_months_national_total_is_not_the_first_attacks_toll(extraction_tools):
+    mentions = by_place(extract(extraction_tools,
+        "In January 2024, the mission verified that at least 158 civilians were killed in "
+        "Ukraine.\n\nOn 6 January, missiles struck Pokrovsk, killing 11 civilians.",
+        published=date(2024, 2, 9)))
+    assert {c.value["low"] for c in mentions["Pokrovsk"].claims if c.kind == "killed"} == {11}

@@ -1361,3 +1361,12 @@ def test_cir_monitor_regression_floor(cir_share: float) -> None:
 )
 def test_cir_monitor_target(cir_share: float) -> None:
     assert cir_share >= 0.90
+
+
+def test_a_village_beside_a_named_town_is_not_a_far_city_of_its_name(gazetteer: Gazetteer) -> None:
+    text = ("Russian missiles struck the town of Pokrovsk and the nearby village of Rivne in "
+            "Ukraine's Donetsk region, killing 11 people.")
+    mentions = gazetteer.find_toponyms(text)
+    by_text = {m.text: r.place for m, r in
+               zip(mentions, gazetteer.resolve_mentions(mentions), strict=True)}
+    assert by_text["Rivne"] is not None and by_text["Rivne"].admin1 == "Donetsk Oblast"

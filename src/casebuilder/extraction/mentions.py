@@ -720,7 +720,7 @@ class MentionExtractor:
                         targets = [focus]
                 elif not places and document_place is not None and \
                         not _NATIONWIDE.search(fact.sentence.text) and \
-                        self._single_incident(facts, regions_named):
+                        not self._country_total(fact) and single:
                     targets = [self._mention_for(mentions, fact, document_place, source)]
                 elif not places and not _fine_places(fact) and (
                         unknown := _unknown_place(fact, speaker_ok=True)):
@@ -730,7 +730,8 @@ class MentionExtractor:
                 else:
                     targets = [self._mention_for(mentions, fact, place, source)
                                for place in places]
-                    if not places and focus is None and not fact.situation:
+                    if not places and focus is None and not fact.situation and \
+                            self._one_attack_told(fact):
                         # "The number killed in the June 27 strike on a restaurant has risen
                         # to 13", before any sentence says where: kept for the place to come
                         pending.append(fact)
@@ -809,6 +810,20 @@ class MentionExtractor:
             if mention.situation and "siege" in mention.categories and mention.place:
                 return mention.place_name, mention.place
         return None
+
+    @staticmethod
+    def _one_attack_told(fact: _SentenceFacts) -> bool:
+        """Not a country's or a month's total ("In January 2024, at least 158 civilians were
+        killed in Ukraine"), which no single attack's place may take."""
+        if _NATIONWIDE.search(fact.sentence.text) or MentionExtractor._country_total(fact):
+            return False
+        return not any(d.role == "event" and d.value.days > 2 for d in fact.dates)
+
+    @staticmethod
+    def _country_total(fact: _SentenceFacts) -> bool:
+        """"... were killed in Ukraine": a figure for the whole country."""
+        return bool(fact.figures) and any(
+            role == "event" and p.feature_kind == "country" for _, p, role in fact.places)
 
     @staticmethod
     def _situation_evidence(fact: _SentenceFacts) -> bool:

@@ -747,7 +747,13 @@ class Gazetteer:
                         reasons.append("nearer to the places named beside it than to the "
                                        "region named elsewhere in the document")  # fmt: skip
                         break
-                if self._outweighed(inside, candidates, head_key, self._capitals):
+                near_anchor = bool(local_anchors) and any(
+                    nearest_distance_km(c.place, local_anchors) <= _BANDS_KM[0]
+                    for c in inside)
+                # ("the nearby village of Rivne in Ukraine's Donetsk region", beside Pokrovsk:
+                # the region and the place named with it agree, whatever city shares the name)
+                if not near_anchor and \
+                        self._outweighed(inside, candidates, head_key, self._capitals):
                     reasons.append(f"a well-known place of this name outweighs the smaller "
                                    f"ones in the region named {where}")  # fmt: skip
                     break
