@@ -438,3 +438,11 @@ def test_a_months_national_total_is_not_the_first_attacks_toll(extraction_tools)
         "Ukraine.\n\nOn 6 January, missiles struck Pokrovsk, killing 11 civilians.",
         published=date(2024, 2, 9)))
     assert {c.value["low"] for c in mentions["Pokrovsk"].claims if c.kind == "killed"} == {11}
+
+
+def test_flowers_at_the_damaged_street_the_next_day_are_not_a_second_attack(extraction_tools):
+    mentions = extract(extraction_tools,
+        "A missile hit a market in Kostiantynivka on Wednesday, killing 17 people.\n\n"
+        "Residents laid flowers outside the burned market on Thursday morning.",
+        published=date(2023, 9, 7))
+    assert [m.event_date()[0].iso() for m in mentions] == ["2023-09-06"]

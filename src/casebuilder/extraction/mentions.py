@@ -98,6 +98,7 @@ _HYPOTHETICAL = frozenset({"might", "may", "could", "would", "will", "threatened
                            "threatens", "threaten", "plans", "planned", "planning", "intends",
                            "intended", "preparing", "unless"})
 _LAUNCH_WORDS = frozenset({"launched", "fired", "shot", "flew", "came", "coming"})
+_DETERMINERS = frozenset({"the", "a", "an", "its", "their", "his", "her", "this", "that"})
 #: Gatherings whose place is where people met or spoke, not where harm was done.
 _VENUE_WORDS = frozenset({"meeting", "summit", "talks", "conference", "session", "assembly",
                           "headquarters", "forum", "briefing", "speech", "hearing", "tribunal",
@@ -469,6 +470,10 @@ class MentionExtractor:
             if match.phrase in {"explosion", "explosions", "blast", "blasts"} and \
                     words & {"heard", "hear", "audible"} and not harm:
                 continue  # "explosions were heard in Kyiv": a sound, not a reported harm
+            if category == "destruction" and match.first > 0 and \
+                    tokens[match.first - 1].lower in _DETERMINERS and \
+                    not (harm or weapons or strong - {category}):
+                continue  # "flowers outside the burned market": the state left, not an event
             if weak and not (harm or weapons or targets or strong - {category}):
                 continue
             if not harm and _HYPOTHETICAL & set(_clause_before(tokens, match.first, 6)):
