@@ -312,3 +312,11 @@ def test_a_date_inside_a_toll_phrase_does_not_break_it(text, low):
 def test_victims_named_together_and_long_toll_phrases(text, low):
     killed = [f.low for f in find_figures(text) if f.measure == "killed"]
     assert killed == [low]
+
+
+@pytest.mark.parametrize(("text", "measure", "low"), [
+    ("In Vovchansk, two women aged 64 and 71 were injured in mortar shelling.", "injured", 2),
+    ("A man aged 57 was killed.", "killed", 1),
+])
+def test_ages_are_not_counts(text, measure, low):
+    assert [(f.measure, f.low) for f in find_figures(text)] == [(measure, low)]

@@ -446,3 +446,15 @@ def test_flowers_at_the_damaged_street_the_next_day_are_not_a_second_attack(extr
         "Residents laid flowers outside the burned market on Thursday morning.",
         published=date(2023, 9, 7))
     assert [m.event_date()[0].iso() for m in mentions] == ["2023-09-06"]
+
+
+@pytest.mark.parametrize("context", [
+    "Denis Pushilin, Moscow's appointed head of the region, said the market had been struck "
+    "by artillery.",
+    "Funerals held in Donetsk after market shelling; Moscow opens terrorism case.",
+])
+def test_a_capital_as_appointing_or_acting_government(extraction_tools, context):
+    mentions = extract(extraction_tools,
+        "Shelling hit a market in Donetsk on Sunday, killing 27 people. " + context,
+        published=date(2024, 1, 22))
+    assert [m.place.name for m in mentions if m.place] == ["Donetsk"]

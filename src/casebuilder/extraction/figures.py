@@ -291,6 +291,9 @@ _NONE_RE: Final = re.compile(
     rf"dead|loss\s+of\s+life)\b",
     re.I,
 )
+#: "aged 64 and 71": ages, blanked out before counting ("two women aged 64 and 71 were
+#: injured" is two injured, not 71).
+_AGES_RE: Final = re.compile(r"\baged\s+\d{1,3}(?:\s*(?:,|and|or|to|-)\s*\d{1,3})*\b", re.I)
 _NOT_A_COUNT_BEFORE_RE: Final = re.compile(
     r"(?:\b(?:article|part|paragraph|section|clause|chapter|no|number|resolution|page|point|"
     r"item|brigade|battalion|regiment|division|route|highway|road|building|house|apartment|"
@@ -623,6 +626,8 @@ def _none_figures(text: str) -> tuple[list[_Draft], list[tuple[int, int]]]:
 def find_figures(text: str, *, base: int = 0) -> list[CasualtyFigure]:
     """Casualty figures stated in one sentence; spans are offsets into ``text`` plus
     ``base``."""
+    original = text
+    text = _AGES_RE.sub(lambda m: " " * len(m.group()), text)  # offsets stay the same
     none_drafts, blocked = _none_figures(text)
     drafts: list[_Draft] = []
     for quantity in _quantities(text, blocked):
@@ -652,7 +657,7 @@ def find_figures(text: str, *, base: int = 0) -> list[CasualtyFigure]:
         for measure in draft.measures:
             figures.append(CasualtyFigure(
                 start=base + draft.start, end=base + end,
-                text=text[draft.start:end], measure=measure, low=low, high=high,
+                text=original[draft.start:end], measure=measure, low=low, high=high,
                 qualifier=q.qualifier, population=draft.population, subgroup=draft.subgroup,
                 cumulative=cumulative, rule="reported-earlier" if earlier else draft.rule,
             ))

@@ -88,7 +88,8 @@ _GOVERNMENT_VERBS = frozenset({"asked", "accused", "blamed", "wants", "has", "ha
                                "could", "can", "must", "is", "was", "does", "did", "trade",
                                "traded", "blame", "blames", "accuses", "calls", "insists",
                                "rejects", "denies", "claims", "warns", "wanted", "sought",
-                               "silent", "responds", "replied", "replies"})
+                               "silent", "responds", "replied", "replies", "opens",
+                               "launches", "sends", "announces", "vows", "retaliates"})
 #: Verbs whose object a capital stands for its government: "It accused Kyiv of ...".
 _ADDRESS_VERBS = frozenset({"accused", "accuses", "accusing", "blamed", "blames", "blaming",
                             "urged", "urges", "asked", "asks", "warned", "warns", "told",
@@ -112,7 +113,9 @@ _GOVERNMENT_NOUNS = frozenset({"request", "claim", "claims", "account", "version
                                "allies", "government", "officials", "position", "response",
                                "demand", "demands", "invasion", "war", "offensive",
                                "accusations", "denial", "western", "missiles", "drones",
-                               "strikes", "aggression", "representative", "delegation"})
+                               "strikes", "aggression", "representative", "delegation",
+                               "appointed", "installed", "backed", "proxy", "proxies",
+                               "occupation", "administration"})
 _OFFICE_WORDS = frozenset({"head", "chief", "governor", "mayor", "spokesman", "spokeswoman",
                            "spokesperson", "secretary", "deputy", "official", "officials"})
 _NEGATIONS = frozenset({"no", "not", "never", "without", "nothing", "none"})
