@@ -56,3 +56,19 @@ def test_a_claim_the_text_calls_unverified_loses_to_one_it_does_not_at_the_same_
         toll(2, report, 200, kind="belligerent_statement", evidentiality="unverified",
              who="defence ministry")), "killed")
     assert found is not None and found.low == 25
+
+
+def test_a_later_floor_below_an_earlier_count_does_not_lower_it():
+    first = document(1, "2024-01-22T10:00:00+02:00")
+    later = document(2, "2024-02-09T10:00:00+02:00")
+    found = best_figure(incident(
+        toll(1, first, 27),
+        toll(2, later, 25, qualifier="at least", kind="monitoring_mission", who="HRMMU")),
+        "killed")
+    assert found is not None and found.low == 27
+    # a floor above the count is news
+    found = best_figure(incident(
+        toll(1, first, 27),
+        toll(2, later, 30, qualifier="at least", kind="monitoring_mission", who="HRMMU")),
+        "killed")
+    assert found is not None and found.low == 30

@@ -44,13 +44,15 @@ class Figure:
     claim_id: int
     coarse: bool = False  # given for a whole region or country, not for the incident's place
     shared_by: tuple[str, ...] = ()  # given jointly for these places ("three killed in A and B")
+    population: str | None = None  # civilians, children, military, ... where the text says
 
     def as_json(self) -> dict[str, Any]:
         return {"measure": self.measure, "low": self.low, "high": self.high,
                 "qualifier": self.qualifier, "text": self.text, "source": self.source,
                 "source_kind": self.source_kind, "evidentiality": self.evidentiality,
                 "document": self.document, "reported_at": self.reported_at,
-                "earlier_report": self.earlier_report, "shared_by": list(self.shared_by)}
+                "earlier_report": self.earlier_report, "shared_by": list(self.shared_by),
+                "population": self.population}
 
 
 @dataclass
@@ -144,7 +146,8 @@ def figures(incident: Incident, measure: str) -> list[Figure]:
             order=(_report_key(c.document.published_raw, c.document.published), c.char_start),
             earlier_report=bool(c.value.get("earlier_report")), claim_id=c.id,
             coarse=fine and c.document.item_id in coarse_docs,
-            shared_by=tuple(str(p) for p in c.value.get("shared_by") or ())))
+            shared_by=tuple(str(p) for p in c.value.get("shared_by") or ()),
+            population=c.value.get("population")))
     return sorted(out, key=lambda f: f.order)
 
 
@@ -191,6 +194,13 @@ def best_figure(incident: Incident, measure: str) -> Figure | None:
         return None
     exact = [f for f in candidates if f.qualifier != "vague"]
     best = _latest_most_reliable(exact or candidates)
+    if best.qualifier in {"at least", "more than"} and best.low is not None:
+        # "at least 25" after a count of 27 is a floor the 27 already meets, not a revision
+        higher = [f for f in exact if f.order[0] < best.order[0] and (f.low or 0) > best.low
+                  and f.qualifier == "exact" and f.population != "military"
+                  and f.evidentiality not in {"unverified", "alleged"}]
+        if higher:
+            best = _latest_most_reliable(higher)
     if exact:
         # "dozens" or "scores" said after a count of 53 adds nothing to it; a vague figure
         # replaces a count only when it says more ("hundreds" after "twelve")
