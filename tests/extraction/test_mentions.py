@@ -374,6 +374,7 @@ def test_a_named_sources_words_on_the_attack_are_kept_even_without_facts(extract
     "In Moscow, Foreign Ministry spokeswoman Maria Zakharova called the attack a provocation.",
     "It accused Kyiv of using civilians as a human shield after the attack.",
     "Leaders in Berlin, Paris and London condemned the strike.",
+    "The attack came as the US Secretary of State was visiting Kyiv.",
 ])
 def test_places_that_only_frame_the_report_are_not_incidents(extraction_tools, context):
     mentions = extract(extraction_tools,

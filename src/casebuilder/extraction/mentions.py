@@ -620,6 +620,8 @@ class MentionExtractor:
             return "origin"
         if before in _MOTION_BEFORE:
             return "motion"
+        if before in {"visiting", "visited", "visits", "toured"}:
+            return "venue"  # "as the Secretary of State was visiting Kyiv"
         if before in {"in", "at"} and _VENUE_WORDS & set(_clause_before(tokens, index, 7)):
             return "venue"  # "the Security Council's meeting in New York": where people met
         # "the Kyiv suburbs of Irpin", "the Kharkiv region's outskirts": the first name only
