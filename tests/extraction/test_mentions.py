@@ -459,3 +459,13 @@ def test_a_capital_as_appointing_or_acting_government(extraction_tools, context)
         "Shelling hit a market in Donetsk on Sunday, killing 27 people. " + context,
         published=date(2024, 1, 22))
     assert [m.place.name for m in mentions if m.place] == ["Donetsk"]
+
+
+def test_a_round_up_signed_by_the_governor_is_his_account(extraction_tools):
+    (mention,) = extract(extraction_tools,
+        "In Kupiansk a 57-year-old man was killed by artillery fire near his house.\n\n"
+        "Oleh Syniehubov, head of the Kharkiv regional military administration",
+        published=date(2024, 2, 18))
+    speakers = {c.attribution.speaker for c in mention.claims}
+    assert speakers == {"Oleh Syniehubov"}
+    assert {c.attribution.kind for c in mention.claims} == {"official"}

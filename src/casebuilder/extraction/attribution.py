@@ -230,6 +230,24 @@ class Attributor:
         self._previous = attribution
         return attribution, qualifies_previous
 
+    def signature(self, sentence: Sentence) -> Attribution | None:
+        """A closing line that signs the document ("Oleh Syniehubov, head of the Kharkiv
+        regional military administration"): who speaks in the sentences that name nobody."""
+        tokens = list(sentence.tokens)
+        while tokens and tokens[-1].is_punct:
+            tokens = tokens[:-1]
+        if not 3 <= len(tokens) <= 20:
+            return None
+        comma = next((i for i, t in enumerate(tokens) if t.lower == ","), None)
+        if comma is None or not 2 <= comma <= 4:
+            return None
+        name, role = tokens[:comma], tokens[comma + 1 :]
+        if not all(_is_name_token(t) for t in name) or \
+                not any(t.lower in _ROLE_WORDS for t in role) or \
+                any(t.lower in self.vocabulary.speech_verbs for t in tokens):
+            return None
+        return self._make(sentence, name, role, "signed", "stated")
+
     # -- patterns -----------------------------------------------------------------------
     def _according_to(self, sentence: Sentence) -> Attribution | None:
         tokens = list(sentence.tokens)

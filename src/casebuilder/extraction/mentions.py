@@ -343,6 +343,14 @@ class MentionExtractor:
             fact.qualifies_previous = qualifies_previous
             facts.append(fact)
             previous = fact
+        signed = attributor.signature(sentences[-1]) if sentences else None
+        if signed is not None and not facts[-1].eventful:
+            # a round-up signed by the governor: his account, not the channel's own
+            for fact in facts:
+                if fact.attribution.kind == "outlet":
+                    fact.attribution = replace(
+                        signed, evidentiality=fact.attribution.evidentiality,
+                        qualifiers=fact.attribution.qualifiers)
         self._title_place = self._place_in_title(source)
         mentions = self._assemble(facts, source)
         self._cite_title_place(mentions, source)
