@@ -153,3 +153,13 @@ def test_a_second_verb_of_the_sentence_subject_introduces_it(tools, sentence, sp
     attributor = Attributor(analyser, vocabulary, "The Outlet")
     (parsed,) = analyser.sentences(sentence)
     assert attributor.attribute(parsed)[0].speaker == speaker
+
+
+def test_the_subject_before_a_who_clause_without_commas_speaks(tools):
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    (parsed,) = analyser.sentences(
+        "A woman who was evacuated in January and now lives in a shelter in Dnipro said her "
+        "neighbours were killed.")
+    found, _ = attributor.attribute(parsed)
+    assert (found.speaker, found.kind) == ("A woman", "witness")

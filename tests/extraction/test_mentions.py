@@ -469,3 +469,19 @@ def test_a_round_up_signed_by_the_governor_is_his_account(extraction_tools):
     speakers = {c.attribution.speaker for c in mention.claims}
     assert speakers == {"Oleh Syniehubov"}
     assert {c.attribution.kind for c in mention.claims} == {"official"}
+
+
+def test_half_of_a_hyphenated_surname_is_not_a_place(extraction_tools):
+    mentions = extract(extraction_tools,
+        "The court also sought Maria Lvova-Belova over the deportation of children from "
+        "Kherson region in October 2022.", published=date(2023, 3, 17))
+    assert all(m.place is None or m.place.country == "UA" for m in mentions)
+
+
+def test_a_regional_police_department_is_not_an_incident_place(extraction_tools):
+    mentions = extract(extraction_tools,
+        "Investigators found the bodies of 440 people killed during the occupation in a "
+        "forest outside Izium on Thursday. The head of "
+        "the investigative department of the Kharkiv regional police said some of the dead "
+        "had been shot.", published=date(2022, 9, 15))
+    assert {m.place.name for m in mentions if m.place} == {"Izium"}

@@ -72,3 +72,11 @@ def test_a_later_floor_below_an_earlier_count_does_not_lower_it():
         toll(2, later, 30, qualifier="at least", kind="monitoring_mission", who="HRMMU")),
         "killed")
     assert found is not None and found.low == 30
+
+
+def test_one_victims_story_beside_a_count_is_part_of_it():
+    report = document(1, "2022-04-10T10:00:00+03:00")
+    found = best_figure(incident(
+        toll(1, report, 9, kind="outlet", who="regional news"),
+        toll(2, report, 1, kind="witness", who="One woman")), "killed")
+    assert found is not None and found.low == 9

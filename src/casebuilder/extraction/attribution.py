@@ -410,6 +410,23 @@ class Attributor:
                            ) -> tuple[list[Token], list[Token]] | None:
         """"President Zelenskiy, who was in Granada, Spain, for a summit, called ...": the
         subject before a relative clause that runs over several commas up to the verb."""
+        if end >= 3 and tokens[end - 1].lower != ",":
+            # "A woman who was evacuated in January and now lives in Dnipro said": the
+            # subject before a "who" clause with no commas
+            for j in range(end - 2, max(0, end - 25), -1):
+                word = tokens[j].lower
+                if word in {";", ":", "“", "”", '"', "(", ")", ","}:
+                    break
+                if word == "who" and j >= 1:
+                    k = j
+                    while k > 0 and not _breaks(tokens, k - 1) and \
+                            tokens[k - 1].lower != "," and j - k < 8:
+                        k -= 1
+                    subject = _strip_time(_clean(tokens[k:j]))
+                    if subject and self._plausible_speaker(subject):
+                        return subject, []
+                    break
+            return None
         if end < 2 or tokens[end - 1].lower != ",":
             return None
         j = end - 2

@@ -100,12 +100,17 @@ _HYPOTHETICAL = frozenset({"might", "may", "could", "would", "will", "threatened
                            "intended", "preparing", "unless"})
 _LAUNCH_WORDS = frozenset({"launched", "fired", "shot", "flew", "came", "coming"})
 _DETERMINERS = frozenset({"the", "a", "an", "its", "their", "his", "her", "this", "that"})
+_INSTITUTION_NOUNS = frozenset({"police", "administration", "council", "prosecutor's",
+                                "prosecutors", "authorities", "government", "governor",
+                                "department", "office", "service", "court", "hospital",
+                                "military", "state", "prosecutor"})
 #: Gatherings whose place is where people met or spoke, not where harm was done.
 _VENUE_WORDS = frozenset({"meeting", "summit", "talks", "conference", "session", "assembly",
                           "headquarters", "forum", "briefing", "speech", "hearing", "tribunal",
                           "court", "negotiations", "ceremony", "funeral", "funerals",
                           "memorial", "vigil", "rally", "exhibition", "embassy", "visit",
-                          "visiting", "speaking", "leaders", "critics", "diplomats",
+                          "visiting", "speaking", "presenting", "presented", "leaders",
+                          "critics", "diplomats",
                           "governments", "capitals", "allies", "protesters", "mourners"})
 #: What a capital's government has: "at Moscow's request", "Kyiv's Western backers".
 _GOVERNMENT_NOUNS = frozenset({"request", "claim", "claims", "account", "version", "forces",
@@ -447,7 +452,8 @@ class MentionExtractor:
         in_sentence = [(t, p) for t, p in places
                        if sentence.start <= t.start and t.end <= sentence.end
                        and not any(w.start <= t.start < w.end or t.start <= w.start < t.end
-                                   for w in weapons)]  # "Vilkha rockets" name a weapon
+                                   for w in weapons)  # "Vilkha rockets" name a weapon
+                       and not _inside_compound(sentence, t)]
         roles = [(t, p, "person" if t.text in (people or set()) and
                   p.feature_kind != "region" and (p.population or 0) < 50_000
                   else "government" if self._government(tokens, t)
@@ -654,6 +660,9 @@ class MentionExtractor:
             t.lower in _OFFICE_WORDS for t in tokens[max(0, index - 4) : index])
         if following == "people" and len(after) > 1 and after[1] in {"'s", "’s"}:
             return "institution"  # "the self-proclaimed Luhansk People's Republic"
+        if following in {"regional", "city", "district", "oblast"} and len(after) > 1 and \
+                after[1] in _INSTITUTION_NOUNS:
+            return "institution"  # "the head of the department of the Kharkiv regional police"
         if following in {"regional", "mayor", "governor", "city", "council", "region's",
                          "oblast's", "administration", "prosecutor's", "prosecutors"} and \
                 (before not in _EVENT_BEFORE or office):
@@ -1335,6 +1344,16 @@ def _thin_situation(mention: IncidentMention) -> bool:
     dates = [PartialDate.parse_iso(c.value["iso"]) for c in mention.claims
              if c.kind == "date" and c.value.get("role") == "event"]
     return all(d.precision == "year" or d.days > 180 for d in dates)
+
+
+def _inside_compound(sentence: Sentence, toponym: ToponymMention) -> bool:
+    """"Maria Lvova-Belova": a name that is half of a hyphenated word is not a place."""
+    text, base = sentence.text, sentence.start
+    start, end = toponym.start - base, toponym.end - base
+    before = text[max(0, start - 2) : start]
+    after = text[end : end + 2]
+    return (len(before) == 2 and before[1] == "-" and before[0].isalpha()) or (
+        len(after) == 2 and after[0] == "-" and after[1].isupper())
 
 
 def _clause_before(tokens: list[Token], index: int, reach: int) -> list[str]:

@@ -216,6 +216,9 @@ def _latest_most_reliable(candidates: list[Figure]) -> Figure:
     most reliable kind of source; then the largest."""
     latest = max(f.order[0] for f in candidates)
     same_time = [f for f in candidates if f.order[0] == latest]
+    if any((f.low or 0) > 1 for f in same_time):
+        # "her husband was shot dead", told beside "the bodies of nine civilians": one of them
+        same_time = [f for f in same_time if (f.low, f.high) != (1, 1)]
     return min(same_time, key=lambda f: (f.evidentiality in {"unverified", "alleged"},
                                          FIGURE_RELIABILITY.get(f.source_kind, 3),
                                          -(f.low or 0), f.order))
