@@ -77,15 +77,6 @@ def test_unattributed_narrative_is_the_outlets_own_and_pronouns_resolve(tools):
     assert results[3][1] is True  # the last sentence qualifies the one before it
 
 
-def test_a_which_clause_after_a_place_does_not_break_the_reader(tools):
-    analyser, vocabulary = tools
-    attributor = Attributor(analyser, vocabulary, "The Outlet")
-    (parsed,) = analyser.sentences(
-        "There was no comment from Moscow, which denies targeting civilians.")
-    found, _ = attributor.attribute(parsed)
-    assert found.speaker
-
-
 _WORDS = ["said", "told", "reporters", "the", "governor", "Oleh", "Syniehubov", ",", "who",
           "which", "that", "on", "Thursday", "police", "officials", "according", "to", "—",
           "“", "”", "(", ")", "denied", "denies", "claimed", "from", "Moscow", "no", "comment",
@@ -118,6 +109,7 @@ def test_a_new_organisation_is_not_taken_for_an_earlier_speaker_with_the_same_la
 
 
 def test_the_subject_of_a_relative_clause_verb_is_the_name_before_it(tools):
+    # this sentence once crashed the reader (IndexError): the verb follows ", which" at once
     analyser, vocabulary = tools
     attributor = Attributor(analyser, vocabulary, "The Outlet")
     (parsed,) = analyser.sentences(
