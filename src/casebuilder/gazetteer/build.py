@@ -201,14 +201,9 @@ def load_or_build_index(cache_dir: Path | None) -> GazetteerIndex:
     if cache_dir is None:
         return build_index(versions)
     path = cache_dir / cache_file_name(versions)
-    if path.is_file():
-        try:
-            with path.open(encoding="utf-8") as handle:
-                data = json.load(handle)
-            if data.get("sources") == versions:
-                return GazetteerIndex.from_json(data)
-        except (OSError, ValueError, TypeError, KeyError, GazetteerError):
-            pass  # rebuilt below
+    cached = _read_cached_index(path, versions)
+    if cached is not None:
+        return cached
     index = build_index(versions)
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
@@ -222,6 +217,21 @@ def load_or_build_index(cache_dir: Path | None) -> GazetteerIndex:
     except OSError as exc:
         raise GazetteerError(f"cannot write the gazetteer cache in {cache_dir}: {exc}") from exc
     return index
+
+
+def _read_cached_index(path: Path, versions: dict[str, str]) -> GazetteerIndex | None:
+    """The cached index at ``path`` if it is readable and built from ``versions``; None when
+    it is missing, damaged or stale (the caller then builds it afresh)."""
+    if not path.is_file():
+        return None
+    try:
+        with path.open(encoding="utf-8") as handle:
+            data = json.load(handle)
+        if data.get("sources") != versions:
+            return None
+        return GazetteerIndex.from_json(data)
+    except (OSError, ValueError, TypeError, KeyError, GazetteerError):
+        return None
 
 
 # --- building ------------------------------------------------------------------------------
