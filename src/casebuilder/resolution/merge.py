@@ -301,14 +301,7 @@ def merge(candidates: Sequence[MergeCandidate],
     undecided = [c for c in ordered if c.precision not in COARSE and c.alternatives]
     broad = [c for c in ordered if c.precision in COARSE]
     for candidate in fine:
-        nearby = range(len(clusters)) if exhaustive else index.near(candidate)
-        for number in nearby:
-            ok, why = compatible(candidate, clusters[number])
-            if ok:  # the first compatible incident, in report order
-                _join(clusters, index, number, candidate, why, keep_apart)
-                break
-        else:
-            _start(clusters, index, candidate, keep_apart)
+        _join_first_or_start(clusters, index, candidate, keep_apart, exhaustive=exhaustive)
     # A mention whose place name fits several places its document did not tell apart comes
     # next: it joins an incident at one of those places if exactly one fits (another report
     # named the region), whatever the order the reports came in; otherwise it is placed at the
@@ -316,12 +309,14 @@ def merge(candidates: Sequence[MergeCandidate],
     decided = len(clusters)
     for candidate in undecided:
         fitting: list[tuple[int, str, MergeCandidate]] = []
+        fitted: set[int] = set()
         for option in (candidate, *candidate.alternatives):
             nearby = range(decided) if exhaustive else [
                 n for n in index.near(option) if n < decided]
             for number in nearby:
                 ok, why = compatible(option, clusters[number])
-                if ok and number not in {n for n, _w, _o in fitting}:
+                if ok and number not in fitted:
+                    fitted.add(number)
                     fitting.append((number, why, option))
         if len(fitting) == 1:
             number, why, option = fitting[0]
@@ -332,14 +327,7 @@ def merge(candidates: Sequence[MergeCandidate],
                        "one fits")
             _join(clusters, index, number, option, why, keep_apart)
         else:
-            nearby = range(len(clusters)) if exhaustive else index.near(candidate)
-            for number in nearby:
-                ok, why = compatible(candidate, clusters[number])
-                if ok:
-                    _join(clusters, index, number, candidate, why, keep_apart)
-                    break
-            else:
-                _start(clusters, index, candidate, keep_apart)
+            _join_first_or_start(clusters, index, candidate, keep_apart, exhaustive=exhaustive)
     # Region- and country-level mentions are placed after every finer one, so whether
     # "shelling of the Kharkiv region killed four" joins an incident never depends on when the
     # finer reports arrived. Each is compared with the incidents the finer mentions made (as
@@ -375,6 +363,18 @@ def merge(candidates: Sequence[MergeCandidate],
         else:
             _start(clusters, index, candidate, keep_apart)
     return clusters
+
+
+def _join_first_or_start(clusters: list[Cluster], index: MergeIndex, candidate: MergeCandidate,
+                         keep_apart: dict[str, set[str]], *, exhaustive: bool) -> None:
+    """Join the first compatible incident, in report order, or start a new one."""
+    nearby = range(len(clusters)) if exhaustive else index.near(candidate)
+    for number in nearby:
+        ok, why = compatible(candidate, clusters[number])
+        if ok:
+            _join(clusters, index, number, candidate, why, keep_apart)
+            return
+    _start(clusters, index, candidate, keep_apart)
 
 
 def _join(clusters: list[Cluster], index: MergeIndex, number: int, candidate: MergeCandidate,
