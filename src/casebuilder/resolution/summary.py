@@ -192,16 +192,16 @@ def best_figure(incident: Incident, measure: str) -> Figure | None:
     candidates = [f for f in usable if not f.shared_by] or usable
     if not candidates:
         return None
-    exact = [f for f in candidates if f.qualifier != "vague"]
-    best = _latest_most_reliable(exact or candidates)
+    counted = [f for f in candidates if f.qualifier != "vague"]
+    best = _latest_most_reliable(counted or candidates)
     if best.qualifier in {"at least", "more than"} and best.low is not None:
         # "at least 25" after a count of 27 is a floor the 27 already meets, not a revision
-        higher = [f for f in exact if f.order[0] < best.order[0] and (f.low or 0) > best.low
+        higher = [f for f in counted if f.order[0] < best.order[0] and (f.low or 0) > best.low
                   and f.qualifier == "exact" and f.population != "military"
                   and f.evidentiality not in {"unverified", "alleged"}]
         if higher:
             best = _latest_most_reliable(higher)
-    if exact:
+    if counted:
         # "dozens" or "scores" said after a count of 53 adds nothing to it; a vague figure
         # replaces a count only when it says more ("hundreds" after "twelve")
         vague = [f for f in candidates if f.qualifier == "vague" and f.order[0] > best.order[0]
