@@ -167,6 +167,16 @@ def _breaks(tokens: list[Token], i: int) -> bool:
     return not (tokens[i].lower == "-" and attached)
 
 
+def _subject_ending(tokens: list[Token], end: int, reach: int) -> list[Token]:
+    """The phrase ending before token ``end``, back to a comma or a clause word, at most
+    ``reach`` tokens long, without leading times ("By Tuesday the ministry")."""
+    k = end
+    while k > 0 and not _breaks(tokens, k - 1) and tokens[k - 1].lower != "," and \
+            end - k < reach:
+        k -= 1
+    return _strip_time(_clean(tokens[k:end]))
+
+
 def _is_name_token(token: Token) -> bool:
     return token.is_title and not token.is_punct
 
@@ -418,11 +428,7 @@ class Attributor:
                 if word in {";", ":", "“", "”", '"', "(", ")", ","}:
                     break
                 if word == "who" and j >= 1:
-                    k = j
-                    while k > 0 and not _breaks(tokens, k - 1) and \
-                            tokens[k - 1].lower != "," and j - k < 8:
-                        k -= 1
-                    subject = _strip_time(_clean(tokens[k:j]))
+                    subject = _subject_ending(tokens, j, 8)
                     if subject and self._plausible_speaker(subject):
                         return subject, []
                     break
@@ -435,11 +441,7 @@ class Attributor:
             if word in {";", ":", "“", "”", '"', "(", ")"}:
                 return None
             if word in {"who", "which"} and tokens[j - 1].lower == ",":
-                k = j - 1
-                while k > 0 and not _breaks(tokens, k - 1) and tokens[k - 1].lower != "," and \
-                        j - k < 14:
-                    k -= 1
-                subject = _strip_time(_clean(tokens[k : j - 1]))
+                subject = _subject_ending(tokens, j - 1, 14)
                 if subject and self._plausible_speaker(subject):
                     return subject, []
                 return None

@@ -602,10 +602,8 @@ class MentionExtractor:
         if index is None or index == 0:
             return "event"
         before = tokens[index - 1].lower
-        after_comma = next((t for t in tokens if t.start >= toponym.end), None)
-        if before == "in" and after_comma is not None and after_comma.lower == "," and \
-                attribution.start is not None and \
-                0 <= attribution.start - after_comma.end <= 2:
+        if before == "in" and rest and rest[0].lower == "," and \
+                attribution.start is not None and 0 <= attribution.start - rest[0].end <= 2:
             return "venue"  # "In Moscow, Foreign Ministry spokeswoman Maria Zakharova said"
         if before in {"the", "a", "an", "occupied", "russian-occupied", "annexed"} and \
                 index >= 2:
@@ -658,8 +656,6 @@ class MentionExtractor:
         # institution or office, not where the harm happened.
         office = before == "of" and any(
             t.lower in _OFFICE_WORDS for t in tokens[max(0, index - 4) : index])
-        if following == "people" and len(after) > 1 and after[1] in {"'s", "’s"}:
-            return "institution"  # "the self-proclaimed Luhansk People's Republic"
         if following in {"regional", "city", "district", "oblast"} and len(after) > 1 and \
                 after[1] in _INSTITUTION_NOUNS:
             return "institution"  # "the head of the department of the Kharkiv regional police"
@@ -844,7 +840,7 @@ class MentionExtractor:
         killed in Ukraine"), which no single attack's place may take."""
         if _NATIONWIDE.search(fact.sentence.text) or MentionExtractor._country_total(fact):
             return False
-        return not any(d.role == "event" and d.value.days > 2 for d in fact.dates)
+        return not _spans_days(fact)
 
     @staticmethod
     def _country_total(fact: _SentenceFacts) -> bool:
@@ -855,8 +851,7 @@ class MentionExtractor:
     @staticmethod
     def _situation_evidence(fact: _SentenceFacts) -> bool:
         """A running total or a span of days: what shows harm that went on."""
-        return any(f.cumulative for f in fact.figures) or any(
-            d.role == "event" and d.value.days > 2 for d in fact.dates)
+        return any(f.cumulative for f in fact.figures) or _spans_days(fact)
 
     @staticmethod
     def _situation_only(fact: _SentenceFacts) -> bool:
@@ -1324,6 +1319,11 @@ def _care_destination(tokens: list[Token], target: PhraseMatch[str]) -> bool:
     if at == 0 and before[0] in {"in", "to"} and tokens[target.first].lower == "hospital":
         return True  # "still in hospital", "taken to hospital": no article, a patient's stay
     return at is not None and bool(_CARE_VERBS & set(before[at + 1 : at + 5]))
+
+
+def _spans_days(fact: _SentenceFacts) -> bool:
+    """Does the sentence date what it tells over more than a day or two ("in January")?"""
+    return any(d.role == "event" and d.value.days > 2 for d in fact.dates)
 
 
 def _thin_situation(mention: IncidentMention) -> bool:
