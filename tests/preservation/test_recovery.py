@@ -51,10 +51,9 @@ def test_a_partial_line_after_the_end_is_still_refused(case):
         tx.record("annotate")
 
 
-def test_a_genuine_checkpoint_left_by_a_crash_is_adopted(case):
-    with case.transaction() as tx:
-        tx.record("annotate", details={"note": "x"})
-    # The command signed and appended its checkpoint, then died before the database commit.
+def _append_checkpoint_then_crash(case):
+    """What a command leaves when it signed and appended its checkpoint for the log as it
+    stands, then died before committing the checkpoint's database row."""
     with case.session() as s:
         leaves = [bytes.fromhex(row.leaf_hash) for row in
                   s.query(CustodyEvent).order_by(CustodyEvent.seq)]
@@ -62,6 +61,14 @@ def test_a_genuine_checkpoint_left_by_a_crash_is_adopted(case):
                                 root=MerkleTree(leaves).root(), time=format_utc(case.clock()))
     with open(case.paths.checkpoints, "a") as fh:
         fh.write(signed.as_line() + "\n")
+    return signed
+
+
+def test_a_genuine_checkpoint_left_by_a_crash_is_adopted(case):
+    with case.transaction() as tx:
+        tx.record("annotate", details={"note": "x"})
+    # The command signed and appended its checkpoint, then died before the database commit.
+    _append_checkpoint_then_crash(case)
     assert case.checkpoint().checkpoint is None  # adopted: nothing left to sign
     assert verify_case(case).ok
 
@@ -271,13 +278,7 @@ def test_an_adopted_checkpoint_leaves_no_uncovered_note(case):
     # the checkpoint's database row was committed.
     with case.transaction() as tx:
         tx.record("annotate", details={"note": "x"})
-    with case.session() as s:
-        leaves = [bytes.fromhex(row.leaf_hash) for row in
-                  s.query(CustodyEvent).order_by(CustodyEvent.seq)]
-    signed, _ = sign_checkpoint(case.signer, case_id=case.case_id, tree_size=len(leaves),
-                                root=MerkleTree(leaves).root(), time=format_utc(case.clock()))
-    with open(case.paths.checkpoints, "a") as fh:
-        fh.write(signed.as_line() + "\n")
+    signed = _append_checkpoint_then_crash(case)
     case.close()
     again = open_case(case.paths.root, environ={})
     try:
