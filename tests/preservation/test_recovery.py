@@ -9,7 +9,7 @@ import sqlite3
 
 import pytest
 
-from casebuilder.errors import IntegrityError, NotFound
+from casebuilder.errors import CustodyLogError, IntegrityError, NotFound
 from casebuilder.model.clock import format_utc
 from casebuilder.preservation.canonical import canonical_bytes
 from casebuilder.preservation.case import open_case
@@ -24,22 +24,87 @@ def entries(case):
     return [json.loads(line) for line in case.paths.log.read_text().splitlines()]
 
 
-def test_entries_written_before_a_crashed_commit_are_moved_aside_and_noted(case):
-    # A command wrote its entry to the log file and died before the database commit.
-    last = entries(case)[-1]
-    orphan = dict(last, seq=last["seq"] + 1, action="annotate", items=[],
-                  details={"note": "never committed"})
-    with open(case.paths.log, "ab") as fh:
-        fh.write(canonical_bytes(orphan) + b"\n")
+CRASH_AT_COMMIT = """
+import os, signal, sys
+from pathlib import Path
+from casebuilder.preservation import custody
+from casebuilder.preservation.case import open_case
+
+real = custody._append_and_commit
+
+def dying(session, log_path, old_length, blob):
+    # the entries are appended and fsynced; the process dies instead of committing
+    session.commit = lambda: os.kill(os.getpid(), signal.SIGKILL)
+    real(session, log_path, old_length, blob)
+
+custody._append_and_commit = dying
+case = open_case(Path(sys.argv[1]), environ={})
+with case.transaction() as tx:
+    tx.record("annotate", details={"note": "never committed"})
+"""
+
+
+def crash_between_append_and_commit(case):
+    """A real `kill -9` of a command after it appended its entries, before its commit."""
+    import subprocess
+    import sys
+
+    done = subprocess.run([sys.executable, "-c", CRASH_AT_COMMIT, str(case.paths.root)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == -9, done.stderr
+    assert b"never committed" in case.paths.log.read_bytes()
+
+
+def test_entries_a_killed_command_appended_but_never_committed_are_moved_aside(case):
+    crash_between_append_and_commit(case)
+    report = verify_case(case, settle_seconds=0)
+    assert report.ok, [str(f) for f in report.failures]  # sealed by the key: a note, not tampering
+    assert any("stopped before its database commit" in n for n in report.notes), report.notes
     with case.transaction() as tx:
         tx.record("annotate", details={"note": "next command"})
     case.checkpoint()
     log = entries(case)
     note = next(e for e in log if e["action"] == "checkpoint-note" and "moved_to" in e["details"])
+    assert note["details"]["sealed"] is True
     aside = case.paths.custody / note["details"]["moved_to"]
     assert json.loads(aside.read_text())["details"]["note"] == "never committed"
     assert not any(e["details"].get("note") == "never committed" for e in log)
     assert verify_case(case).ok
+
+
+def test_a_line_appended_by_hand_keeps_failing_until_an_investigator_recovers(case):
+    append_orphan(case)
+    for _ in range(2):  # any command refuses, and verify keeps failing: nothing moved silently
+        with pytest.raises(CustodyLogError, match="did not seal"), case.transaction() as tx:
+            tx.record("view")
+        report = verify_case(case, settle_seconds=0)
+        assert not report.ok
+        assert any("not in the database" in str(f) for f in report.failures)
+    assert aside_files(case) == []
+    assert case.recover("forged line found by the audit of 1 December")
+    log = entries(case)
+    entry = next(e for e in log if e["action"] == "recover")
+    assert entry["details"]["sealed"] is False
+    assert entry["details"]["reason"] == "forged line found by the audit of 1 December"
+    aside = case.paths.custody / entry["details"]["moved_to"]
+    assert json.loads(aside.read_text())["details"]["note"] == "never committed"
+    report = verify_case(case, settle_seconds=0)
+    assert report.ok, [str(f) for f in report.failures]
+    assert any(aside.name in n for n in report.notes)
+    assert case.recover("nothing left") == []
+
+
+def test_the_cli_recover_command_needs_a_reason_and_logs_it(case):
+    append_orphan(case)
+    home = case.paths.root
+    case.close()
+    refused = run_cli("show", "1", home=home)
+    assert refused.returncode == 2 and "recover" in refused.stderr
+    assert run_cli("recover", home=home).returncode == 2
+    done = run_cli("recover", "--reason", "line added by hand", home=home)
+    assert done.returncode == 0, done.stderr
+    assert "moved aside" in done.stdout
+    assert run_cli("verify", home=home).returncode == 0
 
 
 def test_a_partial_line_after_the_end_is_still_refused(case):
@@ -73,7 +138,7 @@ def test_a_genuine_checkpoint_left_by_a_crash_is_adopted(case):
     assert verify_case(case).ok
 
 
-def test_a_forged_checkpoint_line_is_moved_aside(case):
+def test_a_forged_checkpoint_line_is_refused_until_recovered(case):
     with case.transaction() as tx:
         tx.record("annotate", details={"note": "x"})
     lines = case.paths.checkpoints.read_text().splitlines()
@@ -81,7 +146,10 @@ def test_a_forged_checkpoint_line_is_moved_aside(case):
     forged["tree_size"] += 1
     with open(case.paths.checkpoints, "a") as fh:
         fh.write(json.dumps(forged) + "\n")
-    assert case.checkpoint().checkpoint is not None
+    with pytest.raises(CustodyLogError, match="recover"):
+        case.checkpoint()
+    assert list(case.paths.custody.glob("checkpoints-interrupted-*.jsonl")) == []
+    assert case.recover("forged checkpoint line")
     asides = list(case.paths.custody.glob("checkpoints-interrupted-*.jsonl"))
     assert len(asides) == 1 and json.loads(asides[0].read_text())["tree_size"] == \
         forged["tree_size"]
@@ -193,7 +261,7 @@ def append_orphan(case, note="never committed"):
 
 def test_the_recovery_note_survives_a_command_that_fails(case):
     # `casebuilder show 9999` after a crash: the command fails, the recovery it did stays logged
-    append_orphan(case)
+    crash_between_append_and_commit(case)
     with pytest.raises(NotFound), case.transaction():
         raise NotFound("no item 9999 in this case")
     notes = [e for e in entries(case) if e["action"] == "checkpoint-note"]
@@ -211,9 +279,12 @@ def test_checkpoint_lines_moved_aside_are_logged(case):
     forged["tree_size"] += 5
     with open(case.paths.checkpoints, "a") as fh:
         fh.write(json.dumps(forged) + "\n")
-    with pytest.raises(NotFound), case.transaction():
-        raise NotFound("the command fails")
-    note = next(e for e in entries(case) if e["action"] == "checkpoint-note")
+    with pytest.raises(CustodyLogError, match="no command of this case left"), \
+            case.transaction():
+        pass
+    assert not verify_case(case, settle_seconds=0).ok
+    case.recover("a checkpoint line nobody signed")
+    note = next(e for e in entries(case) if e["action"] == "recover")
     aside = case.paths.custody / note["details"]["moved_to"]
     assert note["details"]["lines"] == 1
     assert hashlib.sha256(aside.read_bytes()).hexdigest() == note["details"]["sha256"]
@@ -222,12 +293,12 @@ def test_checkpoint_lines_moved_aside_are_logged(case):
 
 def test_verify_checks_every_set_aside_file_against_its_note(case):
     append_orphan(case)
-    annotate(case, "recovered")
+    case.recover("a line added by hand")
     forged = json.loads(case.paths.checkpoints.read_text().splitlines()[-1])
     forged["signature"] = forged["signature"][::-1]
     with open(case.paths.checkpoints, "a") as fh:
         fh.write(json.dumps(forged) + "\n")
-    annotate(case, "recovered again")
+    case.recover("a forged checkpoint line")
     tail_file, checkpoint_file = (case.paths.custody / name for name in
                                   sorted(aside_files(case), key=lambda n: n.startswith("c")))
     assert verify_case(case, settle_seconds=0).ok
@@ -254,9 +325,10 @@ def test_a_replayed_genuine_checkpoint_is_moved_aside_not_adopted(case, which):
     with open(case.paths.checkpoints, "a") as fh:
         fh.write(lines[which] + "\n")  # a genuine line, signed with the case key, played again
     assert not verify_case(case, settle_seconds=0).ok  # before any command: a difference
-    with case.transaction() as tx:  # `casebuilder show 1`
-        tx.record("view")
-    case.checkpoint()
+    with pytest.raises(CustodyLogError), case.transaction():  # `casebuilder show 1` refuses
+        pass
+    assert not verify_case(case, settle_seconds=0).ok  # ... and it still fails
+    case.recover("a copy of an earlier checkpoint")
     kept = case.paths.checkpoints.read_text().splitlines()
     assert kept[: len(lines)] == lines and lines[which] not in kept[len(lines):]
     with case.session() as s:
@@ -264,7 +336,7 @@ def test_a_replayed_genuine_checkpoint_is_moved_aside_not_adopted(case, which):
 
         sizes = [row.tree_size for row in s.query(Checkpoint).order_by(Checkpoint.id)]
     assert sizes == sorted(sizes) and len(set(sizes)) == len(sizes)
-    note = next(e for e in entries(case) if e["action"] == "checkpoint-note")
+    note = next(e for e in entries(case) if e["action"] == "recover")
     assert "not later than the checkpoint before it" in note["details"]["reasons"][0]
     aside = case.paths.custody / note["details"]["moved_to"]
     assert aside.read_text() == lines[which] + "\n"
@@ -309,9 +381,7 @@ def test_checkpoints_jsonl_is_replaced_whole_never_cut_and_rewritten(case):
     before = case.paths.checkpoints.read_bytes()
     with open(case.paths.checkpoints, "rb") as held:  # a reader holding the old file
         inode = os.fstat(held.fileno()).st_ino
-        with case.transaction() as tx:
-            tx.record("view")
-        case.checkpoint()
+        case.recover("a forged checkpoint line")
         assert held.read() == before  # it was never truncated in place
     assert os.stat(case.paths.checkpoints).st_ino != inode
     assert [p.name for p in case.paths.custody.iterdir() if p.name.endswith(".tmp")] == []
@@ -323,19 +393,24 @@ def test_a_failed_rewrite_of_checkpoints_jsonl_leaves_it_whole(case, monkeypatch
     plant_forged_checkpoint(case)
     before = case.paths.checkpoints.read_bytes()
 
-    def crash(*args, **kwargs):
-        raise OSError("power cut")
+    real_replace = os.replace
+
+    def crash(source, target, *args, **kwargs):
+        if str(target).endswith("checkpoints.jsonl"):
+            raise OSError("power cut")
+        return real_replace(source, target, *args, **kwargs)
 
     monkeypatch.setattr(os, "replace", crash)
-    with pytest.raises(OSError, match="power cut"), case.transaction() as tx:
-        tx.record("view")
+    with pytest.raises(OSError, match="power cut"):
+        case.recover("a forged checkpoint line")
     monkeypatch.undo()
     assert case.paths.checkpoints.read_bytes() == before
     assert [p.name for p in case.paths.custody.iterdir() if p.name.endswith(".tmp")] == []
-    # The move was logged before the rewrite, so the next command moves the line again.
-    with case.transaction() as tx:
-        tx.record("view")
-    case.checkpoint()
+    # The move was logged before the rewrite: the line is still there, and still refused until
+    # the investigator recovers again.
+    with pytest.raises(CustodyLogError), case.transaction():
+        pass
+    case.recover("the same line, after the power cut")
     report = verify_case(case, settle_seconds=0)
     assert report.ok, [str(f) for f in report.failures]
 
@@ -346,12 +421,9 @@ def test_set_aside_files_never_overwrite_one_another(case):
     annotate(case, "x")
     case.clock = lambda: datetime(2030, 1, 1, tzinfo=UTC)  # every aside file gets one stamp
     first = plant_forged_checkpoint(case)
-    with case.transaction() as tx:
-        tx.record("view")
+    case.recover("first forged line")
     second = plant_forged_checkpoint(case)
-    with case.transaction() as tx:
-        tx.record("view")
-    case.checkpoint()
+    case.recover("second forged line")
     files = aside_files(case)
     assert len(files) == 2, files
     contents = {(case.paths.custody / name).read_text() for name in files}

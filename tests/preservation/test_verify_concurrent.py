@@ -14,6 +14,11 @@ import time
 from pathlib import Path
 from typing import Any
 
+import json
+
+import pytest
+
+from casebuilder.errors import IntegrityError
 from casebuilder.intake.ingest import ingest
 from casebuilder.preservation.case import Case, open_case
 from casebuilder.preservation.verify import verify_case
@@ -111,23 +116,64 @@ def test_a_long_command_still_running_is_a_note_not_a_failure(case: Case) -> Non
     assert final.ok and not any("running" in n for n in final.notes)
 
 
-def test_unsigned_entries_of_a_command_that_died_are_a_failure(case: Case) -> None:
+def test_entries_of_a_command_that_died_before_its_checkpoint_are_a_note(case: Case) -> None:
+    # Its units of work sealed them with the case key: not tampering, but not yet checkpointed.
     writer, go_on = start_long_command(case.paths.root, finish=False)
     go_on.set()
     writer.join(120)
     assert writer.exitcode == 9
-    failures = [str(f) for f in verify_case(case, settle_seconds=0.1).failures]
-    assert any("entries 1..3 are not covered by any signed checkpoint" in f
-               for f in failures), failures
+    report = verify_case(case, settle_seconds=0.1)
+    assert report.ok, [str(f) for f in report.failures]
+    assert any("entries 1..3 were committed by a command that stopped before its checkpoint"
+               in n for n in report.notes), report.notes
+
+
+def test_entries_committed_by_hand_without_a_seal_are_a_failure(case: Case) -> None:
+    import sqlite3
+
+    from casebuilder.preservation.canonical import canonical_bytes
+    from casebuilder.preservation.merkle import leaf_hash
+
+    # Someone with the files and the database but not the key adds an entry consistently to
+    # both, as a command would: the file line, its database copy and the recorded length.
+    last = json.loads(case.paths.log.read_text().splitlines()[-1])
+    forged = canonical_bytes(dict(last, seq=last["seq"] + 1, action="annotate",
+                                  details={"note": "forged"}))
+    with open(case.paths.log, "ab") as fh:
+        fh.write(forged + b"\n")
+    db = sqlite3.connect(case.paths.database)
+    db.execute("INSERT INTO custody_events (seq, leaf_hash, action, actor, time, entry) "
+               "VALUES (?, ?, 'annotate', ?, ?, ?)",
+               (last["seq"] + 1, leaf_hash(forged).hex(), last["actor"], last["time"],
+                forged.decode()))
+    db.execute("UPDATE log_state SET tree_size = tree_size + 1, byte_length = ?",
+               (case.paths.log.stat().st_size,))
+    db.commit()
+    db.close()
+    failures = [str(f) for f in verify_case(case, settle_seconds=0).failures]
+    assert any("come after the seal of the last unit of work" in f for f in failures), failures
+    with pytest.raises(IntegrityError, match="neither the case key's seal"), \
+            case.transaction() as tx:
+        tx.record("view")
+    with pytest.raises(IntegrityError):
+        case.checkpoint()
+    assert not verify_case(case, settle_seconds=0).ok  # still failing: nothing signed it
+    case.recover("an entry added by hand, examined")
+    report = verify_case(case, settle_seconds=0)
+    assert report.ok, [str(f) for f in report.failures]
+    recovered = json.loads(case.paths.log.read_text().splitlines()[-1])
+    assert recovered["action"] == "recover" and "adopted" in recovered["details"]["note"]
 
 
 def test_this_process_own_unsigned_entries_are_not_excused(case: Case) -> None:
-    # The lock this very case holds is not "another command running".
+    # The lock this very case holds is not "another command running": its entries are named
+    # as not yet checkpointed (sealed), not as entries another command will sign.
     with case.transaction() as tx:
         tx.record("annotate", details={"note": "never signed"})
     assert case.running is not None and case.running.held
-    failures = [str(f) for f in verify_case(case, settle_seconds=0).failures]
-    assert any("not covered by any signed checkpoint" in f for f in failures), failures
+    notes = verify_case(case, settle_seconds=0).notes
+    assert any("stopped before its checkpoint" in n for n in notes), notes
+    assert not any("a command is running" in n for n in notes), notes
     assert case.running.held  # and verify left it held
     case.checkpoint()
     assert not case.running.held and verify_case(case, settle_seconds=0).ok

@@ -288,6 +288,7 @@ def rewrite_entry(home: Path, seq: int, change: Callable[[dict[str, Any]], None]
     from casebuilder.preservation.canonical import canonical_bytes
     from casebuilder.preservation.checkpoint import sign_checkpoint
     from casebuilder.preservation.merkle import MerkleTree, leaf_hash
+    from casebuilder.preservation.seal import sign_seal, write_seal
 
     case = open_case(home, environ={})
     try:
@@ -311,7 +312,11 @@ def rewrite_entry(home: Path, seq: int, change: Callable[[dict[str, Any]], None]
                 db.execute("UPDATE checkpoints SET root = ?, signature = ?, record = ?, "
                            "timestamp_token = NULL WHERE id = ?",
                            (signed.root, signed.signature, signed.as_line(), cp_id))
+            seal = sign_seal(case.signer, case_id=case.case_id, base=(tree.size, tree.root()),
+                             head=(tree.size, tree.root()), time=json.loads(lines[-1])["time"])
+            db.execute("UPDATE log_state SET frontier = NULL, seal = ?", (seal.as_line(),))
         case.paths.checkpoints.write_text("".join(r + "\n" for r in records))
+        write_seal(case.paths.seal, seal)
     finally:
         case.close()
 

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from sqlalchemy import Engine, select
 from sqlalchemy.orm import Session, sessionmaker
 
@@ -28,7 +29,9 @@ from casebuilder.errors import (
     CasebuilderError,
     CaseHomeError,
     ConfigurationError,
+    CustodyLogError,
     IntegrityError,
+    SigningError,
 )
 from casebuilder.model.clock import Clock, format_utc, system_clock
 from casebuilder.preservation.checkpoint import (
@@ -41,21 +44,28 @@ from casebuilder.preservation.checkpoint import (
 )
 from casebuilder.preservation.custody import (
     CaseTransaction,
+    LogSealer,
     RunningLock,
     case_lock,
     custody_transaction,
+    last_entry_time,
     lock_log_state,
     move_tail_aside,
+    read_raw_tail,
     read_tail,
     refuse_signed_tail,
+    tail_sealed,
     uncovered,
     unit_of_work,
+    unsigned_head,
     write_aside,
 )
 from casebuilder.preservation.keys import (
     CaseSigner,
     create_signing_key,
+    load_public_key,
     load_signing_key,
+    public_key_digest,
     verify_signature,
 )
 from casebuilder.preservation.merkle import MerkleTree
@@ -82,11 +92,14 @@ class Case:
     engine: Engine
     sessions: sessionmaker[Session]
     objects: ObjectStore
-    signer: CaseSigner
+    public_key: Ed25519PublicKey
     clock: Clock
     actor: str
     timestamper: Timestamper | None = None
     tool: str = field(default_factory=tool_id)
+    # Loaded when a command first writes: reading and verifying need only the public key, so
+    # the private key can be kept offline by an auditor's copy of the case.
+    _signer: CaseSigner | None = None
     # Entries a previous command left without a checkpoint are noted once, by the first
     # unit of work of this opening of the case.
     _checked_uncovered: bool = False
@@ -96,6 +109,27 @@ class Case:
     @property
     def case_id(self) -> str:
         return self.config.case_id
+
+    @property
+    def key_id(self) -> str:
+        return public_key_digest(self.public_key)
+
+    @property
+    def signer(self) -> CaseSigner:
+        """The case's private key; only commands that write need it."""
+        if self._signer is None:
+            signer = load_signing_key(self.paths.signing_key)
+            if signer.key_id != self.key_id:
+                raise SigningError(
+                    f"{self.paths.signing_key} is not the private half of the case's public key "
+                    f"{self.paths.public_key}"
+                )
+            self._signer = signer
+        return self._signer
+
+    @property
+    def sealer(self) -> LogSealer:
+        return LogSealer(self.paths.seal, self.case_id, self.public_key, lambda: self.signer)
 
     def transaction(self) -> AbstractContextManager[CaseTransaction]:
         """A unit of work whose rows and custody entries land together or not at all.
@@ -119,6 +153,7 @@ class Case:
             actor=self.actor,
             tool=self.tool,
             clock=self.clock,
+            sealer=self.sealer,
             prepare=prepare,
         )
 
@@ -154,11 +189,18 @@ class Case:
                     "was signed; the case needs an investigator's attention. Run "
                     "'casebuilder verify'"
                 )
+            problem = unsigned_head(session, state, self.sealer)
+            if problem is not None:
+                raise IntegrityError(
+                    f"{problem}. Nothing was signed; run 'casebuilder verify', and "
+                    "'casebuilder recover --reason ...' once an investigator has looked"
+                )
             tree = MerkleTree(self._leaves(session))
             root = tree.root(state.tree_size)
-            time = format_utc(self.clock())
-            if last is not None and time < last.time:
-                time = last.time
+            # Never earlier than what it signs, nor than the checkpoint before it: verify
+            # checks both, so a clock stepped back between entry and checkpoint is carried.
+            time = max(format_utc(self.clock()), last_entry_time(session, self.clock),
+                       last.time if last is not None else "")
             signed, problem = sign_checkpoint(
                 self.signer,
                 case_id=self.case_id,
@@ -196,17 +238,25 @@ class Case:
             ).scalars()
         ]
 
-    def _recover(self, *, check_uncovered: bool) -> bool:
+    def _recover(
+        self, *, check_uncovered: bool, reason: str | None = None
+    ) -> list[dict[str, Any]]:
         """Put right what an interrupted command left, under the case lock, in a unit of work
-        of its own; returns whether it logged anything (the caller then signs it).
+        of its own; returns the details of the entries it logged (the caller then signs them).
 
-        - Whole entries after the recorded end of the log are moved aside and noted, unless a
-          checkpoint covers them: a command signs only what it has committed, so signed entries
-          missing from the database were removed from it, and that is refused (IntegrityError)
-          with nothing touched.
-        - Checkpoint lines after the recorded ones are adopted if genuine and later than the
-          last recorded checkpoint; the rest are moved aside and noted.
-        - Entries an earlier command left unsigned are noted (``check_uncovered``).
+        What a crash of this case's own commands can leave is handled by every command:
+
+        - entries after the recorded end of the log that the seal on disk covers (a command
+          died between appending and committing) are moved aside and noted;
+        - checkpoint lines after the recorded ones that are genuine and later than the last
+          recorded checkpoint (a command died before committing its checkpoint) are adopted;
+        - entries an earlier command committed but did not sign are noted (``check_uncovered``)
+          if its seal covers them.
+
+        Anything else (unsealed entries, forged or replayed checkpoint lines, unsealed
+        committed entries) is refused with nothing touched, until an investigator runs
+        :meth:`recover`, which passes ``reason`` and moves or adopts them in ``recover``
+        entries. Signed entries missing from the database are refused even then.
         """
         with self.sessions() as session:
             state = lock_log_state(session)
@@ -214,14 +264,19 @@ class Case:
             recorded = list(
                 session.execute(select(Checkpoint).order_by(Checkpoint.id)).scalars()
             )
-            tail = read_tail(self.paths.log, state)
-            if tail is not None:
-                refuse_signed_tail(
-                    self.paths.log,
-                    state,
-                    tail[1],
-                    [_line_size(text) for text in lines] + [row.tree_size for row in recorded],
-                )
+            sizes = [_line_size(text) for text in lines] + [row.tree_size for row in recorded]
+            notes: list[dict[str, Any]] = []
+            if reason is None:
+                tail = read_tail(self.paths.log, state)
+                if tail is not None:
+                    refuse_signed_tail(self.paths.log, state, tail[1], sizes)
+                    if not tail_sealed(session, state, tail[0], self.sealer):
+                        raise CustodyLogError(unsealed_tail_message(self.paths.log, state,
+                                                                    tail[1]))
+                    notes.append(move_tail_aside(self.paths.log, state, tail[0], tail[1],
+                                                 self.clock))
+            else:
+                notes.extend(self._move_any_tail_aside(session, state, sizes, reason))
             signed = max((row.tree_size for row in recorded), default=0)
             if signed > state.tree_size:
                 raise IntegrityError(
@@ -231,21 +286,32 @@ class Case:
                     "attention. Run 'casebuilder verify'"
                 )
             rejected = self._reconcile_checkpoints(session, lines, recorded, state.tree_size)
-            notes: list[dict[str, Any]] = []
-            if tail is not None:
-                notes.append(
-                    move_tail_aside(self.paths.log, state, tail[0], tail[1], self.clock)
+            if rejected and reason is None:
+                raise CustodyLogError(
+                    f"{self.paths.checkpoints} holds {len(rejected)} line(s) after the "
+                    f"recorded checkpoints that no command of this case left ({rejected[0][1]})."
+                    " Nothing was written; run 'casebuilder verify' to see them, and "
+                    "'casebuilder recover --reason ...' to set them aside once an investigator "
+                    "has looked"
                 )
             if rejected:
-                notes.append(self._move_checkpoints_aside(rejected))
+                notes.append({**self._move_checkpoints_aside(rejected), "reason": reason})
             session.flush()
-            if check_uncovered:
+            if reason is not None:
+                problem = unsigned_head(session, state, self.sealer)
+                if problem is not None:
+                    notes.append({
+                        "note": "committed entries that neither a seal nor a checkpoint signed "
+                                "were adopted by an investigator's explicit recovery",
+                        "problem": problem, "reason": reason,
+                    })
+            elif check_uncovered:
                 late = uncovered(session, state.tree_size)
                 if late is not None:
                     notes.append(late)
             if not notes:
                 session.commit()  # keeps a checkpoint adopted above
-                return False
+                return []
             with unit_of_work(
                 session,
                 state,
@@ -254,12 +320,43 @@ class Case:
                 actor=self.actor,
                 tool=self.tool,
                 clock=self.clock,
+                sealer=self.sealer,
+                unsealed_base=reason is not None,
             ) as tx:
                 for details in notes:
-                    tx.record("checkpoint-note", details=details)
+                    tx.record("checkpoint-note" if reason is None else "recover",
+                              details=details)
         if rejected:
             rewrite_checkpoint_lines(self.paths.checkpoints, lines[: len(lines) - len(rejected)])
-        return True
+        return notes
+
+    def _move_any_tail_aside(
+        self, session: Session, state: LogState, sizes: list[int | None], reason: str
+    ) -> list[dict[str, Any]]:
+        """For :meth:`recover`: whatever follows the recorded end of the log, whole lines or
+        not, sealed or not, goes to a file of its own (never dropped)."""
+        raw = read_raw_tail(self.paths.log, state)
+        if not raw:
+            return []
+        refuse_signed_tail(self.paths.log, state, raw.count(b"\n"), sizes)
+        whole = raw.endswith(b"\n")
+        sealed = whole and tail_sealed(session, state, raw, self.sealer)
+        entries = raw.count(b"\n") + (0 if whole else 1)
+        details = move_tail_aside(self.paths.log, state, raw, entries, self.clock,
+                                  sealed=sealed)
+        return [{**details, "reason": reason}]
+
+    def recover(self, reason: str) -> list[dict[str, Any]]:
+        """An investigator's explicit recovery of what no command may touch on its own (see
+        :meth:`_recover`), logged as ``recover`` entries with the reason and signed at once.
+        Returns the details of those entries (none when there was nothing to recover)."""
+        if not reason.strip():
+            raise ConfigurationError("recovery needs a reason (--reason)")
+        self.running_lock().hold()
+        with case_lock(self.paths.lock):
+            done = self._recover(check_uncovered=False, reason=reason)
+        self.checkpoint()
+        return done
 
     def _reconcile_checkpoints(
         self, session: Session, lines: list[str], recorded: list[Checkpoint], tree_size: int
@@ -327,7 +424,7 @@ class Case:
         try:
             cp = SignedCheckpoint.from_line(text)
             genuine = cp.case_id == self.case_id and verify_signature(
-                self.signer.public_key, base64.b64decode(cp.signature), cp.signed_message()
+                self.public_key, base64.b64decode(cp.signature), cp.signed_message()
             )
         except (CasebuilderError, ValueError):
             return None
@@ -355,6 +452,16 @@ class Case:
         if self.running is not None:
             self.running.release()
         self.engine.dispose()
+
+
+def unsealed_tail_message(log: Path, state: LogState, entries: int) -> str:
+    return (
+        f"the custody log {log} holds {entries} entries after the end the database records "
+        f"({state.tree_size} entries) that the case key did not seal: they were added outside "
+        "casebuilder, not left by an interrupted command. Nothing was written; run "
+        "'casebuilder verify' to see them, and 'casebuilder recover --reason ...' to set them "
+        "aside once an investigator has looked"
+    )
 
 
 def running_lock_path(paths: CasePaths) -> Path:
@@ -413,9 +520,10 @@ def _timestamper(config: CaseConfig, environ: Mapping[str, str]) -> Timestamper 
 def _assemble(
     paths: CasePaths,
     config: CaseConfig,
-    signer: CaseSigner,
+    public_key: Ed25519PublicKey,
     clock: Clock,
     environ: Mapping[str, str],
+    signer: CaseSigner | None = None,
 ) -> Case:
     engine = make_engine(_database_url(paths, config, environ))
     ensure_schema(engine)
@@ -425,10 +533,11 @@ def _assemble(
         engine=engine,
         sessions=session_factory(engine),
         objects=ObjectStore(paths.objects, paths.tmp),
-        signer=signer,
+        public_key=public_key,
         clock=clock,
         actor=_actor(config, environ),
         timestamper=_timestamper(config, environ),
+        _signer=signer,
     )
 
 
@@ -459,7 +568,7 @@ def init_case(
         )
         signer = create_signing_key(paths.signing_key, paths.public_key)
         paths.log.touch()
-        case = _assemble(paths, config, signer, clock, environ)
+        case = _assemble(paths, config, signer.public_key, clock, environ, signer)
         with case.sessions.begin() as session:
             session.add(
                 CaseInfo(
@@ -502,8 +611,11 @@ def open_case(
             f"{home} is not a case home; run 'casebuilder init' or choose one with --home"
         )
     config = read_config(paths)
-    signer = load_signing_key(paths.signing_key)
-    case = _assemble(paths, config, signer, clock, environ)
+    try:
+        public_key = load_public_key(paths.public_key.read_bytes())
+    except OSError as exc:
+        raise SigningError(f"cannot read the case public key {paths.public_key}: {exc}") from exc
+    case = _assemble(paths, config, public_key, clock, environ)
     with case.sessions() as session:
         info = session.get(CaseInfo, config.case_id)
         if info is None:

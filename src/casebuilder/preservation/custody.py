@@ -1,11 +1,13 @@
 """Appending custody entries: every action on a case becomes one line of the custody log.
 
 An action's database rows and its custody entries are written as one unit of work
-(:class:`CaseTransaction`): the rows are flushed, the entries appended to ``custody/log.jsonl``
-and fsynced, then the database commits. If the commit fails the log file is cut back to its
-previous length, so the log never records an action the database does not hold. The database
-keeps a copy of each entry and the log's byte length; a writer that finds the file changed behind
-its back refuses to append and asks for ``casebuilder verify``.
+(:class:`CaseTransaction`): the rows are flushed, the log's new head is sealed with the case key
+(``custody/seal.json``, see seal.py), the entries appended to ``custody/log.jsonl`` and fsynced,
+then the database commits. If the commit fails the log file is cut back to its previous length,
+so the log never records an action the database does not hold. The database keeps a copy of
+each entry, the log's byte length and the last seal; a writer that finds the file changed behind
+its back, or a head that neither the last seal nor a checkpoint signs, refuses to append and asks
+for ``casebuilder verify``.
 """
 
 from __future__ import annotations
@@ -19,14 +21,17 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from sqlalchemy import select
 from sqlalchemy.orm import Session, sessionmaker
 
 from casebuilder.errors import CaseHomeError, CustodyLogError, IntegrityError
 from casebuilder.model.clock import Clock, format_utc
 from casebuilder.preservation.canonical import canonical_bytes
-from casebuilder.preservation.merkle import leaf_hash
-from casebuilder.store.schema import CustodyEvent, LogState
+from casebuilder.preservation.keys import CaseSigner
+from casebuilder.preservation.merkle import Frontier, leaf_hash
+from casebuilder.preservation.seal import Seal, sign_seal, write_seal
+from casebuilder.store.schema import Checkpoint, CustodyEvent, LogState
 
 #: Actions a custody entry may record. Stages add theirs here so the vocabulary stays in one place.
 ACTIONS = frozenset(
@@ -44,8 +49,24 @@ ACTIONS = frozenset(
         "verify",  # the case was verified
         "bundle",  # a court bundle was written
         "checkpoint-note",  # reserved for notes about checkpoints (e.g. a failed time-stamp)
+        "recover",  # an investigator set aside or adopted entries casebuilder did not seal
     }
 )
+
+#: How far the last entry's time may be ahead of this machine's clock before a writer refuses:
+#: a clock stepped back by NTP is carried forward; one a day behind is a wrong clock or a
+#: forward-dated entry, and carrying it forward would stamp every later entry with it.
+CLOCK_SKEW_SECONDS = 300
+
+
+@dataclass(frozen=True)
+class LogSealer:
+    """What a unit of work needs to seal the log's new head before appending to it."""
+
+    path: Path
+    case_id: str
+    public_key: Ed25519PublicKey
+    signer: Callable[[], CaseSigner]  # loaded when a command first writes, not to read
 
 
 @dataclass(frozen=True)
@@ -194,11 +215,34 @@ def command_running(path: Path, own: RunningLock | None = None) -> bool:
             own.hold()
 
 
-def last_entry_time(session: Session) -> str:
+def last_entry_time(session: Session, clock: Clock) -> str:
+    """The time the last entry states (read from the entry itself, not from the row's ``time``
+    column, which nothing signs). Entries never run backwards, so the next command carries a
+    slightly later time forward; a last entry far in this clock's future is refused."""
+    import json
+    from datetime import timedelta
+
     row = session.execute(
-        select(CustodyEvent.time).order_by(CustodyEvent.seq.desc()).limit(1)
+        select(CustodyEvent.entry).order_by(CustodyEvent.seq.desc()).limit(1)
     ).first()
-    return "" if row is None else str(row[0])
+    if row is None:
+        return ""
+    try:
+        stated = json.loads(row[0]).get("time")
+    except (ValueError, AttributeError) as exc:
+        raise CustodyLogError(f"the last custody entry cannot be read: {exc}; run "
+                              "'casebuilder verify'") from exc
+    if not isinstance(stated, str):
+        raise CustodyLogError("the last custody entry has no time; run 'casebuilder verify'")
+    now = clock()
+    if stated > format_utc(now + timedelta(seconds=CLOCK_SKEW_SECONDS)):
+        raise IntegrityError(
+            f"the last custody entry is dated {stated}, after this machine's clock "
+            f"({format_utc(now)}): "
+            "the clock is wrong, or the entry was forward-dated. Nothing was written; check the "
+            "clock and run 'casebuilder verify'"
+        )
+    return stated
 
 
 def lock_log_state(session: Session) -> LogState:
@@ -211,6 +255,63 @@ def lock_log_state(session: Session) -> LogState:
     return state
 
 
+def log_frontier(session: Session, state: LogState) -> Frontier:
+    """The frontier of the committed log: as recorded, or rebuilt from the entries' leaf hashes
+    (a case from before frontiers were kept, or a recorded one that does not add up)."""
+    if state.frontier is not None:
+        try:
+            frontier = Frontier.from_json(state.frontier)
+        except ValueError:
+            frontier = None
+        if frontier is not None and frontier.size == state.tree_size:
+            return frontier
+    leaves = session.execute(
+        select(CustodyEvent.leaf_hash)
+        .where(CustodyEvent.seq < state.tree_size)
+        .order_by(CustodyEvent.seq)
+    ).scalars()
+    return Frontier.of([bytes.fromhex(h) for h in leaves])
+
+
+def committed_seal(state: LogState) -> Seal | None:
+    if state.seal is None:
+        return None
+    try:
+        return Seal.from_line(state.seal)
+    except CustodyLogError:
+        return None
+
+
+def unsigned_head(session: Session, state: LogState, sealer: LogSealer) -> str | None:
+    """Why the committed head of the log is signed neither by the last unit of work's seal nor
+    by a checkpoint, or None when it is. Entries under such a head were committed by someone
+    who did not hold the case key: nothing may be sealed or signed on top of them."""
+    size = state.tree_size
+    root = log_frontier(session, state).root()
+    seal = committed_seal(state)
+    if seal is not None and seal.tree_size == size and seal.root == root.hex() and \
+            seal.verifies(sealer.public_key, sealer.case_id):
+        return None
+    last = session.execute(
+        select(Checkpoint).order_by(Checkpoint.id.desc()).limit(1)
+    ).scalar_one_or_none()
+    if last is not None and last.tree_size == size and last.root == root.hex():
+        # its signature is checked by whoever adopted or wrote it, and by verify
+        return None
+    if size == 0:
+        return None
+    covered = 0 if last is None else last.tree_size
+    what = "no seal" if state.seal is None else (
+        "a seal that does not verify" if seal is None or not seal.verifies(
+            sealer.public_key, sealer.case_id) else
+        f"a seal over {seal.tree_size} entries")
+    return (
+        f"custody entries {covered}..{size - 1} are committed but neither the case key's seal "
+        f"of a unit of work nor a checkpoint signs them (the database records {what}): they "
+        "were added outside casebuilder, or by a version that did not seal its writes"
+    )
+
+
 @contextmanager
 def unit_of_work(
     session: Session,
@@ -221,8 +322,14 @@ def unit_of_work(
     actor: str,
     tool: str,
     clock: Clock,
+    sealer: LogSealer,
+    unsealed_base: bool = False,
 ) -> Iterator[CaseTransaction]:
-    """Rows and entries of one action; the caller holds the case lock and ``state`` locked."""
+    """Rows and entries of one action; the caller holds the case lock and ``state`` locked.
+
+    Before the entries are appended the new head is sealed (seal.py). ``unsealed_base`` lets
+    an investigator's explicit recovery write on top of a head nobody sealed; every other
+    writer refuses to."""
     on_disk = log_path.stat().st_size if log_path.exists() else 0
     if on_disk != state.byte_length:
         raise CustodyLogError(
@@ -230,6 +337,13 @@ def unit_of_work(
             f"{state.byte_length}: it was changed outside casebuilder. Nothing was written; "
             "run 'casebuilder verify' to see what differs"
         )
+    if not unsealed_base:
+        problem = unsigned_head(session, state, sealer)
+        if problem is not None:
+            raise IntegrityError(
+                f"{problem}. Nothing was written; run 'casebuilder verify', and "
+                "'casebuilder recover --reason ...' once an investigator has looked"
+            )
     tx = CaseTransaction(
         session=session,
         case_id=case_id,
@@ -237,7 +351,7 @@ def unit_of_work(
         tool=tool,
         clock=clock,
         base_size=state.tree_size,
-        last_time=last_entry_time(session),
+        last_time=last_entry_time(session, clock),
     )
     try:
         yield tx
@@ -245,9 +359,19 @@ def unit_of_work(
             session.commit()
             return
         blob = b"".join(line + b"\n" for line in tx.pending)
+        frontier = log_frontier(session, state)
+        base = (frontier.size, frontier.root())
+        grown = frontier.extended([leaf_hash(line) for line in tx.pending])
+        seal = sign_seal(sealer.signer(), case_id=case_id, base=base,
+                         head=(grown.size, grown.root()), time=tx.last_time)
         state.tree_size += len(tx.pending)
         state.byte_length += len(blob)
+        state.frontier = grown.as_json()
+        state.seal = seal.as_line()
         session.flush()
+        # Durable before the entries exist: whatever a crash leaves after the recorded end
+        # is then either covered by this seal or was not written by this case's key holder.
+        write_seal(sealer.path, seal)
     except BaseException:
         session.rollback()
         raise
@@ -264,6 +388,7 @@ def custody_transaction(
     actor: str,
     tool: str,
     clock: Clock,
+    sealer: LogSealer,
     prepare: Callable[[], None] | None = None,
 ) -> Iterator[CaseTransaction]:
     """One command's unit of work under the case lock. ``prepare`` runs first, under the same
@@ -275,9 +400,24 @@ def custody_transaction(
         with sessions() as session:
             state = lock_log_state(session)
             with unit_of_work(
-                session, state, log_path, case_id=case_id, actor=actor, tool=tool, clock=clock
+                session, state, log_path, case_id=case_id, actor=actor, tool=tool,
+                clock=clock, sealer=sealer,
             ) as tx:
                 yield tx
+
+
+def read_raw_tail(log_path: Path, state: LogState) -> bytes:
+    """Whatever follows the recorded end of the log, whole lines or not (for ``recover``)."""
+    on_disk = log_path.stat().st_size if log_path.exists() else 0
+    if on_disk < state.byte_length:
+        raise IntegrityError(
+            f"the custody log {log_path} is {on_disk} bytes, shorter than the "
+            f"{state.byte_length} the case recorded: entries were cut from it. Run "
+            "'casebuilder verify'"
+        )
+    with open(log_path, "rb") as fh:
+        fh.seek(state.byte_length)
+        return fh.read()
 
 
 def read_tail(log_path: Path, state: LogState) -> tuple[bytes, int] | None:
@@ -309,6 +449,29 @@ def read_tail(log_path: Path, state: LogState) -> tuple[bytes, int] | None:
     return tail, len(lines) - 1
 
 
+def tail_sealed(session: Session, state: LogState, tail: bytes, sealer: LogSealer) -> bool:
+    """Whether the seal on disk covers exactly the recorded log plus ``tail``, from the head the
+    database's own seal records: then a command of this case, holding its key, wrote the tail
+    and died before committing it. (Rows deleted after a commit leave the database's seal
+    ahead of its entries, which no crash does.)"""
+    from casebuilder.preservation.seal import read_seal
+
+    if state.seal is not None:
+        held = committed_seal(state)
+        if held is None or held.tree_size != state.tree_size:
+            return False
+    try:
+        seal = read_seal(sealer.path)
+    except CustodyLogError:
+        return False
+    if seal is None or not seal.verifies(sealer.public_key, sealer.case_id):
+        return False
+    frontier = log_frontier(session, state)
+    grown = frontier.extended([leaf_hash(line) for line in tail.split(b"\n")[:-1]])
+    return (seal.base_size, seal.base_root, seal.tree_size, seal.root) == (
+        frontier.size, frontier.root().hex(), grown.size, grown.root().hex())
+
+
 def refuse_signed_tail(
     log_path: Path, state: LogState, entries: int, checkpoint_sizes: Iterable[int | None]
 ) -> None:
@@ -331,11 +494,12 @@ def refuse_signed_tail(
     )
 
 
-def move_tail_aside(log_path: Path, state: LogState, tail: bytes, entries: int, clock: Clock
-                    ) -> dict[str, Any]:
+def move_tail_aside(log_path: Path, state: LogState, tail: bytes, entries: int, clock: Clock,
+                    *, sealed: bool = True) -> dict[str, Any]:
     """Moves the tail to a file of its own beside the log, cuts the log back to its recorded
     end and returns the details of the custody note that says so: nothing is lost and nothing
-    is silently adopted."""
+    is silently adopted. Only a sealed tail is moved by any command; an unsealed one only by
+    an investigator's explicit ``recover``, whose entry says so."""
     aside = write_aside(log_path.parent, "interrupted", tail, clock)
     fd = os.open(log_path, os.O_WRONLY)
     try:
@@ -343,9 +507,11 @@ def move_tail_aside(log_path: Path, state: LogState, tail: bytes, entries: int, 
         os.fsync(fd)
     finally:
         os.close(fd)
-    return {"note": "entries after the recorded end of the log (an interrupted command, or "
-                    "added from outside) were moved aside, not adopted",
-            "moved_to": aside.name, "entries": entries,
+    note = ("entries a command sealed with the case key and then did not commit (it was "
+            "interrupted) were moved aside, not adopted") if sealed else (
+            "entries after the recorded end of the log that casebuilder did not seal (added "
+            "outside casebuilder) were moved aside by an investigator's explicit recovery")
+    return {"note": note, "moved_to": aside.name, "entries": entries, "sealed": sealed,
             "sha256": hashlib.sha256(tail).hexdigest()}
 
 

@@ -183,3 +183,69 @@ def verify_consistency(
         fn >>= 1
         sn >>= 1
     return sn == 0 and fr == old_root and sr == new_root
+
+
+class Frontier:
+    """The right edge of a growing tree: the roots of its complete subtrees, largest first.
+
+    A log of n entries splits into complete subtrees whose sizes are the powers of two of n's
+    binary digits; their roots folded from the right give the RFC 9162 root. Appending a leaf
+    merges equal-sized subtrees, so the head of a log of any length is known after O(log n)
+    hashes per entry: what each unit of work needs to seal the log without re-reading it.
+    """
+
+    def __init__(self, subtrees: Sequence[tuple[int, bytes]] = ()) -> None:
+        self.subtrees: list[tuple[int, bytes]] = list(subtrees)
+        sizes = [size for size, _ in self.subtrees]
+        if any(s <= 0 or s & (s - 1) for s in sizes) or sizes != sorted(set(sizes), reverse=True):
+            raise ValueError("a frontier holds distinct powers of two, largest first")
+
+    @classmethod
+    def of(cls, leaf_hashes: Sequence[bytes]) -> Frontier:
+        frontier = cls()
+        for leaf in leaf_hashes:
+            frontier.append(leaf)
+        return frontier
+
+    @property
+    def size(self) -> int:
+        return sum(size for size, _ in self.subtrees)
+
+    def append(self, leaf: bytes) -> None:
+        size, value = 1, leaf
+        while self.subtrees and self.subtrees[-1][0] == size:
+            left_size, left = self.subtrees.pop()
+            size, value = left_size + size, node_hash(left, value)
+        self.subtrees.append((size, value))
+
+    def extended(self, leaf_hashes: Sequence[bytes]) -> Frontier:
+        grown = Frontier(self.subtrees)
+        for leaf in leaf_hashes:
+            grown.append(leaf)
+        return grown
+
+    def root(self) -> bytes:
+        if not self.subtrees:
+            return EMPTY_ROOT
+        value = self.subtrees[-1][1]
+        for _, left in reversed(self.subtrees[:-1]):
+            value = node_hash(left, value)
+        return value
+
+    def as_json(self) -> list[list[int | str]]:
+        return [[size, value.hex()] for size, value in self.subtrees]
+
+    @classmethod
+    def from_json(cls, value: object) -> Frontier:
+        if not isinstance(value, list):
+            raise ValueError("a frontier is a list of [size, hash] pairs")
+        subtrees: list[tuple[int, bytes]] = []
+        for pair in value:
+            if not (isinstance(pair, list) and len(pair) == 2 and isinstance(pair[0], int)
+                    and isinstance(pair[1], str)):
+                raise ValueError("a frontier is a list of [size, hash] pairs")
+            digest = bytes.fromhex(pair[1])
+            if len(digest) != HASH_SIZE:
+                raise ValueError("a frontier hash is 32 bytes")
+            subtrees.append((pair[0], digest))
+        return cls(subtrees)

@@ -52,7 +52,8 @@ from casebuilder.preservation.case import Case, running_lock_path
 from casebuilder.preservation.checkpoint import SignedCheckpoint
 from casebuilder.preservation.custody import case_lock, command_running
 from casebuilder.preservation.keys import load_public_key, public_key_digest, verify_signature
-from casebuilder.preservation.merkle import MerkleTree, leaf_hash, verify_consistency
+from casebuilder.preservation.merkle import Frontier, MerkleTree, leaf_hash, verify_consistency
+from casebuilder.preservation.seal import Seal
 from casebuilder.store.schema import (
     AnalystDecision,
     CaseInfo,
@@ -175,11 +176,15 @@ class _Snapshot:
     decisions: list[AnalystDecision]
     intake_failures: list[IntakeFailure]
     log_state: LogState | None
+    seal: bytes | None = None
+    seal_error: str | None = None
     lock_note: str | None = None
     #: files recovery moved aside (name -> contents, or the error reading them)
     aside: dict[str, tuple[bytes | None, str | None]] = field(default_factory=dict)
     #: another command held the running lock when this was read (custody.RunningLock)
     command_running: bool = False
+    #: set by the seal check: the committed seal, verified, signs the whole committed log
+    head_sealed: bool = False
 
 
 # -- reading, under the case lock ---------------------------------------------------------
@@ -209,6 +214,7 @@ def _snapshot(case: Case) -> _Snapshot:
         if log is None and log_error is None:
             log_error = "the file is missing"
         checkpoint_data, checkpoint_error = _read_bytes(case.paths.checkpoints)
+        seal, seal_error = _read_bytes(case.paths.seal)
         aside = {path.name: _read_bytes(path) for path in _aside_files(case.paths.custody)}
         running = command_running(running_lock_path(case.paths), case.running)
         with case.session() as session:
@@ -233,6 +239,8 @@ def _snapshot(case: Case) -> _Snapshot:
                 decisions=rows(AnalystDecision, AnalystDecision.id),
                 intake_failures=rows(IntakeFailure, IntakeFailure.id),
                 log_state=session.get(LogState, 1),
+                seal=seal,
+                seal_error=seal_error,
                 lock_note=lock_note,
                 aside=aside,
                 command_running=running,
@@ -419,6 +427,16 @@ def _check_against_database(
             report.fail(subject, "differs from the database copy of the same entry")
         if row.leaf_hash != leaf_hash(line.raw).hex():
             report.fail(subject, "its leaf hash differs from the one the database recorded")
+        if line.entry is not None:
+            # the row's own columns are what queries (and the next writer) read: each must say
+            # what the entry says, or an edit of a column alone would go unseen
+            for column in ("seq", "action", "actor", "time"):
+                if not _same(getattr(row, column), line.entry.get(column)):
+                    report.fail(
+                        subject,
+                        f"the database's {column} column holds {_shown(getattr(row, column))} "
+                        f"but the entry says {_shown(line.entry.get(column))}",
+                    )
     for seq in sorted(set(by_seq) - {line.index for line in lines}):
         report.fail(
             f"log entry {seq}",
@@ -434,6 +452,129 @@ def _check_against_database(
             f"but holds {len(by_seq)} entries and the file has {len(snap.log or b'')} bytes",
         )
     report.counts["log entries"] = len(lines)
+
+
+# -- the seal of the last unit of work (seal.py) ------------------------------------------------
+
+
+def _parse_seal(text: str | None, what: str, report: VerificationReport) -> Seal | None:
+    if text is None:
+        return None
+    try:
+        return Seal.from_line(text.strip())
+    except CustodyLogError as exc:
+        report.fail("custody seal", f"{what}: {exc}")
+        return None
+
+
+def _sealed_tail(case: Case, snap: _Snapshot, lines: list[_LogLine],
+                 report: VerificationReport) -> list[_LogLine]:
+    """The committed lines of the log. Lines after the database's recorded end that the seal
+    on disk covers from the committed head were written by a command of this case that died
+    before its commit: a note (the next command moves them aside), not a difference."""
+    state = snap.log_state
+    if state is None or len(lines) <= state.tree_size or snap.seal is None or snap.log is None:
+        return lines
+    committed, tail = lines[: state.tree_size], lines[state.tree_size:]
+    if any(line.entry is None for line in tail) or sum(
+        len(line.raw) + 1 for line in committed
+    ) != state.byte_length or not snap.log.endswith(b"\n"):
+        return lines
+    try:
+        seal = Seal.from_line(snap.seal.decode("utf-8").strip())
+        held = None if state.seal is None else Seal.from_line(state.seal)
+    except (CustodyLogError, UnicodeDecodeError):
+        return lines
+    if held is not None and held.tree_size != state.tree_size:
+        return lines  # the database's own seal is ahead of its rows: rows were deleted
+    signed = [row.tree_size for row in snap.checkpoint_rows] + [
+        _line_count(raw) for raw in (snap.checkpoint_data or b"").split(b"\n") if raw.strip()]
+    if any(size is None or size > state.tree_size for size in signed):
+        return lines  # a checkpoint signed them: they were committed once, then removed
+    frontier = Frontier.of([leaf_hash(line.raw) for line in committed])
+    grown = frontier.extended([leaf_hash(line.raw) for line in tail])
+    if not seal.verifies(case.public_key, case.case_id) or (
+        seal.base_size, seal.base_root, seal.tree_size, seal.root
+    ) != (frontier.size, frontier.root().hex(), grown.size, grown.root().hex()):
+        return lines
+    report.notes.append(
+        f"log entries {state.tree_size}..{len(lines) - 1} were written by a command that "
+        "stopped before its database commit (the case key sealed them); they are not part of "
+        "the case, and the next command moves them aside with a note"
+    )
+    snap.log = snap.log[: state.byte_length]
+    return committed
+
+
+def _line_count(raw: bytes) -> int | None:
+    """The tree size a checkpoint line states, or None when it cannot be read."""
+    try:
+        size = json.loads(raw).get("tree_size")
+    except (ValueError, AttributeError):
+        return None
+    return size if _is_id(size) else None
+
+
+def _check_seal(case: Case, snap: _Snapshot, lines: list[_LogLine],
+                report: VerificationReport) -> None:
+    """custody/seal.json against the seal the database committed and the log it signs."""
+    state = snap.log_state
+    if state is None:
+        return
+    if snap.seal_error is not None:
+        report.fail("custody seal", f"custody/seal.json cannot be read: {snap.seal_error}")
+        return
+    on_disk = None if snap.seal is None else snap.seal.decode("utf-8", "replace").strip()
+    if on_disk is None:
+        if state.seal is not None:
+            report.fail("custody seal", "custody/seal.json is missing, but the database "
+                        "records the seal of the last unit of work")
+        elif lines:
+            report.notes.append("the case has no unit-of-work seal yet (its last write was "
+                                "made by a version of casebuilder without seals)")
+        return
+    disk = _parse_seal(on_disk, "custody/seal.json", report)
+    if disk is None:
+        return
+    if not disk.verifies(case.public_key, case.case_id):
+        report.fail("custody seal", "custody/seal.json is not signed by the case key for "
+                    "this case")
+        return
+    if state.seal is None:
+        report.fail("custody seal", "the database records no seal, but custody/seal.json "
+                    "holds one: the database's seal was removed")
+        return
+    committed = disk if state.seal == on_disk else _parse_seal(
+        state.seal, "the seal the database records", report)
+    if committed is None:
+        return
+    if not committed.verifies(case.public_key, case.case_id):
+        report.fail("custody seal", "the seal the database records is not signed by the "
+                    "case key for this case")
+        return
+    tree = MerkleTree([leaf_hash(line.raw) for line in lines])
+    if disk is not committed:
+        ahead = (disk.base_size, disk.base_root) == (tree.size, tree.root().hex())
+        if not ahead:
+            report.fail("custody seal", "custody/seal.json differs from the seal the "
+                        "database records and does not continue the committed log: it was "
+                        "replaced, or the database was put back to an earlier state")
+        else:
+            report.notes.append("custody/seal.json seals a unit of work that was not "
+                                "committed (a command stopped before its commit)")
+    if committed.tree_size > tree.size:
+        report.fail("custody seal", f"the seal of the last unit of work signs "
+                    f"{committed.tree_size} entries but the log has {tree.size}: entries "
+                    "were removed")
+    elif tree.root(committed.tree_size).hex() != committed.root:
+        report.fail("custody seal", f"the seal of the last unit of work does not match the "
+                    f"first {committed.tree_size} log entries: an entry was altered")
+    elif committed.tree_size < tree.size:
+        report.fail("custody log", f"entries {committed.tree_size}..{tree.size - 1} come "
+                    "after the seal of the last unit of work: they were added outside "
+                    "casebuilder")
+    else:
+        snap.head_sealed = True
 
 
 # -- 3: checkpoints -----------------------------------------------------------------------------
@@ -465,8 +606,8 @@ def _check_checkpoints(
         report.fail("case public key", f"cannot be loaded: {exc}")
         return
     key_id = public_key_digest(public_key)
-    if key_id != case.signer.key_id:
-        report.fail("case public key", "does not match the case's signing key")
+    if key_id != case.key_id:
+        report.fail("case public key", "does not match the key the case was opened with")
     if info is not None and info.public_key_sha256 != key_id:
         report.fail(
             "case public key",
@@ -550,11 +691,17 @@ def _check_checkpoints(
                 f"a command is running; entries {first}..{last} not yet signed (its "
                 "checkpoint at the end will sign them)"
             )
+        elif snap.head_sealed:
+            report.notes.append(
+                f"entries {first}..{last} were committed by a command that stopped before its "
+                "checkpoint; the case key's seal of its last unit of work covers them, and the "
+                "next command's checkpoint signs them"
+            )
         else:
             report.fail(
                 "custody log",
-                f"entries {first}..{last} are not covered by any signed checkpoint (added "
-                "outside casebuilder, or left by an interrupted command)",
+                f"entries {first}..{last} are not covered by any signed checkpoint nor by the "
+                "seal of a unit of work (added outside casebuilder)",
             )
 
 
@@ -598,7 +745,7 @@ def _check_set_aside(snap: _Snapshot, lines: list[_LogLine], report: Verificatio
 
     notes: dict[str, tuple[int, dict[str, Any]]] = {}
     for line in lines:
-        if line.entry is None or _action(line.entry) != "checkpoint-note":
+        if line.entry is None or _action(line.entry) not in {"checkpoint-note", "recover"}:
             continue
         details = _details(line.entry)
         name = details.get("moved_to")
@@ -1239,9 +1386,10 @@ def verify_case(
         snap = _snapshot(case)
     if snap.lock_note:
         report.notes.append(snap.lock_note)
-    lines = _read_log(snap, report)
+    lines = _sealed_tail(case, snap, _read_log(snap, report), report)
     _guarded(report, "custody log", lambda: _check_entries(case, lines, report))
     _guarded(report, "custody log", lambda: _check_against_database(snap, lines, report))
+    _guarded(report, "custody seal", lambda: _check_seal(case, snap, lines, report))
     _guarded(report, "checkpoints", lambda: _check_checkpoints(case, snap, lines, report))
     _guarded(report, "set-aside files", lambda: _check_set_aside(snap, lines, report))
     report.log_intact = not report.failures

@@ -8,6 +8,7 @@
       objects/sha256/ab/cd/  write-once originals and derived files, named by SHA-256
       custody/log.jsonl      the append-only custody log (one canonical JSON entry per line)
       custody/checkpoints.jsonl  signed checkpoints of the log
+      custody/seal.json      the signed head of the log, written before each unit of work
       keys/                  the case's Ed25519 signing key (mode 0600) and its public key
       tmp/                   staging area for atomic writes (same file system as objects/)
       lock                   taken by every command that writes
@@ -57,6 +58,10 @@ class CasePaths:
     @property
     def checkpoints(self) -> Path:
         return self.custody / "checkpoints.jsonl"
+
+    @property
+    def seal(self) -> Path:
+        return self.custody / "seal.json"
 
     @property
     def keys(self) -> Path:

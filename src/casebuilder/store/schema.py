@@ -140,6 +140,12 @@ class LogState(Base):
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=False)
     tree_size: Mapped[int] = mapped_column(Integer)
     byte_length: Mapped[int] = mapped_column(BigInteger)
+    # The roots of the log's complete subtrees ([size, hex] pairs, merkle.Frontier), so each
+    # unit of work finds the new head without re-reading the log; None until first needed.
+    frontier: Mapped[list[Any] | None] = mapped_column(JSON, nullable=True)
+    # The seal (preservation/seal.py) of the last committed unit of work, as written to
+    # custody/seal.json; None in a case whose last write came before seals existed.
+    seal: Mapped[str | None] = mapped_column(Text, nullable=True)
 
 
 class Checkpoint(Base):
