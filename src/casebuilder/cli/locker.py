@@ -135,11 +135,15 @@ def ingest_command(
 
 @cli.command("verify")
 @click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.option("--public-key", "public_key", type=click.Path(exists=True, dir_okay=False,
+              path_type=Path), default=None,
+              help="Check every signature with this public key (PEM), obtained apart from the "
+              "case home. Only the public key is ever needed to verify.")
 @click.pass_obj
-def verify_command(state: CliState, as_json: bool) -> None:
+def verify_command(state: CliState, as_json: bool, public_key: Path | None) -> None:
     """Re-hash every stored file and check the custody log, checkpoints and database."""
     with opened_case(state, create=False) as case:
-        report = verify_case(case)
+        report = verify_case(case, trusted_key=public_key.read_bytes() if public_key else None)
         logged = record_verification(case, report)
     if as_json:
         click.echo(
@@ -152,16 +156,15 @@ def verify_command(state: CliState, as_json: bool) -> None:
                     "notes": report.notes,
                     "counts": report.counts,
                     "logged": logged,
+                    "not_logged": report.not_logged,
                 },
                 indent=2,
             )
         )
     else:
         print_verification(report)
-        if not logged:
-            click.echo(
-                "The custody log failed its checks, so this verification was not appended to it."
-            )
+        if not logged and report.not_logged:
+            click.echo(report.not_logged[0].upper() + report.not_logged[1:] + ".")
     sys.exit(0 if report.ok else 1)
 
 

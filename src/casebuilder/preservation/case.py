@@ -517,6 +517,39 @@ def _timestamper(config: CaseConfig, environ: Mapping[str, str]) -> Timestamper 
     return timestamper
 
 
+def _open_database(url: str, paths: CasePaths, config: CaseConfig,
+                   environ: Mapping[str, str], *, new: bool) -> Engine:
+    """The case's database, brought up to date; a missing SQLite file of an existing case, or a
+    URL nobody can connect to, is named as such (an empty database is never made in its place)."""
+    from sqlalchemy.exc import ArgumentError, NoSuchModuleError, SQLAlchemyError
+
+    where = (f"the environment variable {DATABASE_ENV}" if environ.get(DATABASE_ENV)
+             else f"{paths.config}" if config.database_url else None)
+    if where is None and not new and not paths.database.exists():
+        raise CaseHomeError(
+            f"the case database {paths.database} is missing: the case home {paths.root} holds "
+            "a configuration but no database. Nothing was created; restore case.db from a "
+            "copy, or check with 'casebuilder verify --against BUNDLE' what a bundle holds"
+        )
+    try:
+        engine = make_engine(url)
+        ensure_schema(engine)
+    except (ArgumentError, NoSuchModuleError, SQLAlchemyError) as exc:
+        shown = url
+        try:
+            from sqlalchemy.engine import make_url
+
+            shown = make_url(url).render_as_string(hide_password=True)
+        except ArgumentError:
+            pass
+        origin = where or "the default SQLite database"
+        raise ConfigurationError(
+            f"cannot open the case database {shown} (from {origin}): "
+            f"{type(exc).__name__}: {str(exc).splitlines()[0]}"
+        ) from exc
+    return engine
+
+
 def _assemble(
     paths: CasePaths,
     config: CaseConfig,
@@ -525,8 +558,8 @@ def _assemble(
     environ: Mapping[str, str],
     signer: CaseSigner | None = None,
 ) -> Case:
-    engine = make_engine(_database_url(paths, config, environ))
-    ensure_schema(engine)
+    engine = _open_database(_database_url(paths, config, environ), paths, config, environ,
+                            new=signer is not None)
     return Case(
         paths=paths,
         config=config,

@@ -46,6 +46,7 @@ from casebuilder.errors import (
     CaseHomeError,
     CustodyLogError,
     IntegrityError,
+    SigningError,
 )
 from casebuilder.preservation.canonical import json_digest, parse_canonical
 from casebuilder.preservation.case import Case, running_lock_path
@@ -140,6 +141,7 @@ class VerificationReport:
     notes: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     log_intact: bool = True  # entries and checkpoints agree; safe to append to
+    not_logged: str | None = None  # why record_verification wrote no entry
 
     @property
     def ok(self) -> bool:
@@ -1376,9 +1378,25 @@ def verify_case(
     *,
     on_item: Callable[[int], None] | None = None,
     settle_seconds: float = SETTLE_SECONDS,
+    trusted_key: bytes | None = None,
 ) -> VerificationReport:
-    """Run every check; the report lists every failure found."""
+    """Run every check; the report lists every failure found.
+
+    ``trusted_key`` is a public key (PEM) the auditor obtained independently of the case home
+    (from a bundle, a filing, the investigator): every signature is then checked with it, and a
+    case whose own public key differs fails. Without it, the key in the case home is used and
+    checked against the one the case was created with."""
     report = VerificationReport()
+    if trusted_key is not None:
+        try:
+            key = load_public_key(trusted_key)
+        except CasebuilderError as exc:
+            raise SigningError(f"the public key given is not usable: {exc}") from exc
+        if public_key_digest(key) != case.key_id:
+            report.fail("case public key", "the case home's public key is not the key given "
+                        f"(key id {public_key_digest(key)[:16]}…): the case was re-keyed, or "
+                        "this is not the case the key belongs to")
+        case.public_key = key
     deadline = time.monotonic() + settle_seconds
     snap = _snapshot(case)
     while _command_in_progress(snap) and time.monotonic() < deadline:
@@ -1412,12 +1430,19 @@ def verify_case(
 
 
 def record_verification(case: Case, report: VerificationReport) -> bool:
-    """Log the verification, but only into a log that is itself intact.
+    """Log the verification, but only into a log that is itself intact, and only where the
+    case's private key is at hand (an auditor may verify with the public key alone).
 
     Appending to a log that failed its checks would bury the evidence of tampering under a new
-    signed checkpoint, so then nothing is written.
+    signed checkpoint, so then nothing is written; ``report.not_logged`` says why.
     """
     if not report.log_intact:
+        report.not_logged = ("the custody log failed its checks, so this verification was not "
+                             "appended to it")
+        return False
+    if not case.paths.signing_key.exists():
+        report.not_logged = ("the case's private key is not in this case home, so this "
+                             "verification (done with the public key alone) was not logged")
         return False
     details = {
         "ok": report.ok,
@@ -1428,7 +1453,8 @@ def record_verification(case: Case, report: VerificationReport) -> bool:
     try:
         with case.transaction() as tx:
             tx.record("verify", details=json.loads(json.dumps(details)))
-    except (CustodyLogError, IntegrityError):
+    except (CustodyLogError, IntegrityError, SigningError) as exc:
+        report.not_logged = f"this verification could not be logged: {exc}"
         return False
     case.checkpoint()
     return True
