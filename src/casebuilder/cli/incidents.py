@@ -25,9 +25,20 @@ def _properties(incidents: list[Incident]) -> list[dict[str, Any]]:
 
 
 def warn_unapplied(case: Case) -> None:
-    """Say on standard error which analysts' decisions no longer apply (their mentions were
-    replaced by re-extraction and could not be re-anchored)."""
+    """Say on standard error which texts are not extracted yet, and which analysts' decisions
+    no longer apply (their mentions were replaced by re-extraction and could not be
+    re-anchored)."""
+    from casebuilder.extraction.pending import unextracted_items
     from casebuilder.resolution.incidents import stale_decisions
+
+    pending = unextracted_items(case)
+    if pending:
+        shown = ", ".join(map(str, pending[:10])) + (", …" if len(pending) > 10 else "")
+        click.echo(
+            f"warning: {len(pending)} text(s) held are not extracted yet (items {shown}), so "
+            "their incidents are missing here; run 'casebuilder extract'",
+            err=True,
+        )
 
     for d in stale_decisions(case):
         click.echo(

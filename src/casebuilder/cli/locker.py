@@ -125,12 +125,17 @@ def ingest_command(
             if progress is not None:
                 progress.close()
         print_ingest_report(report, state.home)
-        # Items an earlier run stored but never read are read now, and extracted like new ones.
-        texts = texts_among(case, report.parsed_item_ids)
-        if texts and extract:
-            from casebuilder.cli.extraction import run_extraction
+        if extract:
+            # The texts read now, and every text an earlier run stored but never extracted (it
+            # was killed, or the disk filled): each stored text is extracted exactly once.
+            from casebuilder.extraction.pending import unextracted_items
 
-            run_extraction(case, texts)
+            texts = sorted(set(texts_among(case, report.parsed_item_ids))
+                           | set(unextracted_items(case)))
+            if texts:
+                from casebuilder.cli.extraction import run_extraction
+
+                run_extraction(case, texts)
 
 
 @cli.command("verify")
