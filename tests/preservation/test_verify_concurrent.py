@@ -9,12 +9,11 @@ sign its checkpoint.
 
 from __future__ import annotations
 
+import json
 import multiprocessing
 import time
 from pathlib import Path
 from typing import Any
-
-import json
 
 import pytest
 
