@@ -10,6 +10,8 @@ import click
 
 from casebuilder.cli.main import CliState, cli, opened_case
 from casebuilder.errors import CasebuilderError
+from casebuilder.model.terms import CATEGORY_ORDER as CATEGORIES
+from casebuilder.model.terms import GRADES
 
 if TYPE_CHECKING:
     from casebuilder.preservation.case import Case
@@ -61,8 +63,10 @@ def _within(p: dict[str, Any], since: date | None, until: date | None) -> bool:
 @click.option("--place", help="Only incidents whose place or region contains this text.")
 @click.option("--from", "since", type=click.DateTime(["%Y-%m-%d"]), help="From this date.")
 @click.option("--to", "until", type=click.DateTime(["%Y-%m-%d"]), help="Up to this date.")
-@click.option("--category", help="Only incidents of this category (e.g. explosive_attack).")
-@click.option("--grade", help="Only incidents of this grade (confirmed, fair, weak, ...).")
+@click.option("--category", type=click.Choice(CATEGORIES),
+              help="Only incidents of this category.")
+@click.option("--grade", type=click.Choice(GRADES), help="Only incidents of this grade.")
+@click.option("--json", "as_json", is_flag=True, help="Print the chosen incidents as JSON.")
 @click.pass_obj
 def incidents_command(
     state: CliState,
@@ -71,16 +75,23 @@ def incidents_command(
     until: Any,
     category: str | None,
     grade: str | None,
+    as_json: bool,
 ) -> None:
-    """List the case's incidents as a table."""
+    """List the case's incidents as a table (the listing is logged as a view)."""
     from rich.console import Console
     from rich.table import Table
 
+    from casebuilder.cli.views import log_view
     from casebuilder.resolution.incidents import build_incidents
 
     with opened_case(state, create=False) as case:
         rows = _properties(build_incidents(case))
         warn_unapplied(case)
+        filters = {"place": place, "from": since.date().isoformat() if since else None,
+                   "to": until.date().isoformat() if until else None, "category": category,
+                   "grade": grade}
+        log_view(case, "incident list", details={
+            "filters": {k: v for k, v in filters.items() if v is not None}})
     since_d = since.date() if since else None
     until_d = until.date() if until else None
     chosen = [
@@ -91,6 +102,10 @@ def incidents_command(
         and (not grade or p["grade"] == grade)
         and _within(p, since_d, until_d)
     ]
+    if as_json:
+        click.echo(json.dumps({"count": len(chosen), "of": len(rows), "incidents": chosen},
+                              indent=2, ensure_ascii=False))
+        return
     table = Table(title=f"{len(chosen)} of {len(rows)} incidents", show_lines=False)
     for column in (
         "id",
@@ -210,7 +225,8 @@ def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
             f'{"/".join(s["admiralty"])}): "{s["quote"][:140]}"'
         )
     for d in p["analyst_decisions"]:
-        click.echo(f"  analyst {d['actor']} {d['action']} at {d['at']}: {d['reason']}")
+        click.echo(f"  decision {d.get('id', '?')}: analyst {d['actor']} {d['action']} at "
+                   f"{d['at']}: {d['reason']}")
         for old, new in d.get("reanchored", {}).items():
             click.echo(f"    re-anchored after re-extraction: {old} is now {', '.join(new)}")
         if d.get("unanchored_keys"):
@@ -244,8 +260,15 @@ def _decide(
             payload["moved"] = moved
             payload["remaining"] = [m.key for m in incident.mentions if m.key not in moved]
             payload["anchor_keys"] = payload["remaining"]
-        record_decision(case, action, incident.id, payload, reason)
-    click.echo(f"{action} recorded for {incident.id} (logged in the custody log).")
+        decision = record_decision(case, action, incident.id, payload, reason)
+        click.echo(f"{action} recorded for {incident.id} as decision {decision.id} (logged in "
+                   "the custody log).")
+        if action == "split":
+            after = build_incidents(case)
+            moved_keys = set(payload["moved"])
+            new = next((i for i in after if moved_keys & {m.key for m in i.mentions}), None)
+            if new is not None:
+                click.echo(f"The documents moved out are now incident {new.id}.")
 
 
 @incident_group.command("merge")
@@ -274,6 +297,26 @@ def incident_split(
 ) -> None:
     """Move documents out of an incident into a new one, and keep them apart."""
     _decide(state, "split", incident_id, {"documents": list(documents)}, reason)
+
+
+@incident_group.command("undo")
+@click.argument("decision_id", type=int)
+@click.option("--reason", required=True, help="Why the decision is withdrawn.")
+@click.pass_obj
+def incident_undo(state: CliState, decision_id: int, reason: str) -> None:
+    """Withdraw an analyst's decision (by its number, see 'incident show'); nothing is erased:
+    the undo is a decision of its own, logged, and can itself be undone."""
+    from casebuilder.resolution.decisions import DecisionError, all_decisions, record_decision
+
+    with opened_case(state, create=False) as case:
+        target = next((d for d in all_decisions(case) if d.id == decision_id), None)
+        if target is None:
+            raise DecisionError(f"there is no decision {decision_id} to undo")
+        decision = record_decision(case, "undo", target.incident_id,
+                                   {"undoes": decision_id, "undone_action": target.action},
+                                   reason)
+    click.echo(f"decision {decision_id} ({target.action} of {target.incident_id}) withdrawn by "
+               f"decision {decision.id} (logged in the custody log).")
 
 
 @incident_group.command("edit")

@@ -210,21 +210,43 @@ def bundle_command(state: CliState, out: Path, items: tuple[int, ...]) -> None:
 
 @cli.command("items")
 @click.option("--all", "show_all", is_flag=True, help="Include derived files.")
+@click.option("--json", "as_json", is_flag=True, help="One JSON object per item.")
 @click.pass_obj
-def items_command(state: CliState, show_all: bool) -> None:
-    """List the items held in the case."""
+def items_command(state: CliState, show_all: bool, as_json: bool) -> None:
+    """List the items held in the case (the listing is logged as a view)."""
     from sqlalchemy import select
 
-    with opened_case(state, create=False) as case, case.session() as session:
-        query = select(Item).order_by(Item.id)
-        if not show_all:
-            query = query.where(Item.kind == "original")
-        for item in session.execute(query).scalars():
-            name = printable(item.origins[0].name) if item.origins else "(derived)"
-            click.echo(
-                f"#{item.id:<5} {item.sha256[:12]}  {item.size:>12}  "
-                f"{item.format or '-':<20} {item.parse_status:<11} {name}"
-            )
+    from casebuilder.cli.views import log_view
+
+    with opened_case(state, create=False) as case:
+        with case.session() as session:
+            query = select(Item).order_by(Item.id)
+            if not show_all:
+                query = query.where(Item.kind == "original")
+            rows: list[dict[str, Any]] = [
+                {
+                    "id": item.id,
+                    "sha256": item.sha256,
+                    "size": item.size,
+                    "kind": item.kind,
+                    "format": item.format,
+                    "parse_status": item.parse_status,
+                    "name": item.origins[0].name if item.origins else None,
+                    "text_item": item.text_item_id,
+                }
+                for item in session.execute(query).scalars()
+            ]
+        log_view(case, "item list", details={"derived_included": show_all,
+                                             "count": len(rows)})
+    for row in rows:
+        if as_json:
+            click.echo(json.dumps(row, ensure_ascii=False))
+            continue
+        name = printable(row["name"]) if row["name"] is not None else "(derived)"
+        click.echo(
+            f"#{row['id']:<5} {row['sha256'][:12]}  {row['size']:>12}  "
+            f"{row['format'] or '-':<20} {row['parse_status']:<11} {name}"
+        )
 
 
 @cli.command("show")
@@ -279,16 +301,21 @@ def show_command(state: CliState, item_id: int) -> None:
 
 
 @cli.command("log")
-@click.option("--tail", type=int, default=0, help="Only the last N entries.")
+@click.option("--tail", type=click.IntRange(min=1), default=None,
+              help="Only the last N entries (N >= 1; default: the whole log).")
 @click.pass_obj
-def log_command(state: CliState, tail: int) -> None:
-    """Print custody log entries (one JSON object per line)."""
+def log_command(state: CliState, tail: int | None) -> None:
+    """Print custody log entries (one JSON object per line); the reading is logged after."""
     from sqlalchemy import select
 
-    with opened_case(state, create=False) as case, case.session() as session:
-        query = select(CustodyEvent).order_by(CustodyEvent.seq.desc() if tail else CustodyEvent.seq)
-        if tail:
-            query = query.limit(tail)
-        rows = list(session.execute(query).scalars())
-        for row in reversed(rows) if tail else rows:
-            click.echo(row.entry)
+    from casebuilder.cli.views import log_view
+
+    with opened_case(state, create=False) as case:
+        with case.session() as session:
+            query = select(CustodyEvent).order_by(CustodyEvent.seq.desc())
+            if tail is not None:
+                query = query.limit(tail)
+            rows = [row.entry for row in session.execute(query).scalars()]
+        for entry in reversed(rows):
+            click.echo(entry)
+        log_view(case, "custody log", details={"entries": len(rows)})

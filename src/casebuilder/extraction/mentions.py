@@ -37,9 +37,10 @@ from casebuilder.extraction.figures import (
 )
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
 from casebuilder.extraction.text import Sentence, TextAnalyser, Token
-from casebuilder.extraction.vocabulary import CATEGORY_ORDER, Vocabulary
+from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import Gazetteer, Place, ToponymMention, distance_km
 from casebuilder.model.partial_date import PartialDate
+from casebuilder.model.terms import CATEGORY_ORDER
 
 SITUATION_CATEGORIES = frozenset({"siege", "displacement"})
 EXPLOSIVE_FAMILIES_CATEGORY = "explosive_attack"

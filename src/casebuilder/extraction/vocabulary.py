@@ -16,12 +16,11 @@ from typing import Any
 
 from casebuilder.errors import ConfigurationError
 from casebuilder.extraction.dates import WarCalendar
+from casebuilder.model.terms import CATEGORY_ORDER
 
 VOCAB_DIR = Path(__file__).parent / "vocab"
 FILES = ("categories.toml", "weapons.toml", "targets.toml", "attribution.toml", "sources.toml",
          "actors.toml", "wars.toml")
-CATEGORY_ORDER = ("explosive_attack", "killing", "torture", "sexual_violence", "siege",
-                  "displacement", "detention", "destruction")
 EVIDENTIALITY = ("observed", "stated", "alleged", "denied", "unverified")
 
 

@@ -22,7 +22,7 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
-from casebuilder.resolution.profiles import SourceProfiles
+from casebuilder.resolution.profiles import SourceIdentity, SourceProfiles, default_profiles
 from casebuilder.resolution.records import ClaimRecord
 from casebuilder.resolution.summary import Incident, figures
 
@@ -31,17 +31,21 @@ SUPPORTING = frozenset({"category", "killed", "injured", "place", "weapon", "tar
 SMALL_ARMS = frozenset({"gunfire"})
 _DROP = re.compile(r"^(the|a|an|its|his|her|their)\s+")
 _POSSESSIVE = re.compile(r"['’]s\b")
-GRADES = ("confirmed", "fair", "weak", "contested", "discounted")
 
 
-def speaker_identity(name: str, party: str | None) -> str:
+def speaker_identity(name: str, party: str | None,
+                     identity: SourceIdentity | None = None) -> str:
     """One key for the same speaker however the text names them: "Pavlo Kyrylenko" and
-    "Kyrylenko"; "Russia's defence ministry" and "the Russian defence ministry"."""
+    "Kyrylenko"; "Russia's defence ministry" and "the Russian defence ministry"; "the rail
+    company" and "Ukraine's state railway company" (profiles.toml [identity])."""
+    rules = identity or default_profiles().identity
     text = _POSSESSIVE.sub("", name.lower()).replace("’", "'")
-    text = re.sub(r"[^\w\s'-]", " ", text)
+    text = " ".join(rules.same_as.get(w, w) for w in re.sub(r"[^\w\s'-]", " ", text).split())
+    for phrase, word in rules.same_as.items():
+        if " " in phrase:
+            text = re.sub(rf"\b{re.escape(phrase)}\b", word, text)
     text = _DROP.sub("", text.strip())
-    words = [w for w in text.split() if w not in {"russian", "russia", "ukrainian", "ukraine",
-                                                   "the", "of", "in", "for"}]
+    words = [w for w in text.split() if w not in rules.generic_words]
     if not words:
         words = text.split() or ["unknown"]
     looks_like_person = all(w[:1].isupper() for w in name.split()) and 2 <= len(name.split()) <= 4
@@ -49,8 +53,16 @@ def speaker_identity(name: str, party: str | None) -> str:
     return f"{party or '-'}:{key}"
 
 
+def unattributed(claim: ClaimRecord, identity: SourceIdentity | None = None) -> bool:
+    """A claim introduced by "initial reports", "local media" and the like names no source:
+    it is its document's own account."""
+    rules = identity or default_profiles().identity
+    phrase = _DROP.sub("", claim.attributed_to.lower().strip())
+    return claim.source_kind == "unknown" and phrase in rules.unattributed
+
+
 def origin_of(claim: ClaimRecord) -> str:
-    if claim.source_kind == "outlet":
+    if claim.source_kind == "outlet" or unattributed(claim):
         return f"outlet:{claim.document.outlet.lower() or claim.document.name}"
     return speaker_identity(claim.attributed_to, claim.party)
 
@@ -58,17 +70,35 @@ def origin_of(claim: ClaimRecord) -> str:
 def independent_origins(incident: Incident) -> dict[str, list[ClaimRecord]]:
     """Origins of the claims that support the incident, each with its claims."""
     origins: dict[str, list[ClaimRecord]] = defaultdict(list)
+    own = {id(c) for c in incident.claims if c.source_kind == "outlet" or unattributed(c)}
     attributed_docs = {c.document.item_id for c in incident.claims
-                       if c.kind in SUPPORTING and c.source_kind != "outlet"}
+                       if c.kind in SUPPORTING and id(c) not in own}
     for claim in incident.claims:
         if claim.kind not in SUPPORTING or claim.evidentiality == "denied":
             continue
-        if claim.source_kind == "outlet" and claim.document.item_id in attributed_docs:
+        if id(claim) in own and claim.document.item_id in attributed_docs:
             continue  # a headline restating its own sources is not another origin
         origins[origin_of(claim)].append(claim)
         for other in claim.also_attributed:
             origins[speaker_identity(other, None)].append(claim)
-    return dict(origins)
+    return _join_unaffiliated(dict(origins))
+
+
+def _join_unaffiliated(origins: dict[str, list[ClaimRecord]]) -> dict[str, list[ClaimRecord]]:
+    """A speaker named once with its party and once without ("Ukraine's state railway" and
+    "the rail company") is one origin, when exactly one party goes with that name."""
+    parties: dict[str, set[str]] = defaultdict(set)
+    for key in origins:
+        party, _, name = key.partition(":")
+        if party not in {"-", "outlet"}:
+            parties[name].add(party)
+    joined: dict[str, list[ClaimRecord]] = defaultdict(list)
+    for key, claims in origins.items():
+        party, _, name = key.partition(":")
+        if party == "-" and len(parties.get(name, ())) == 1:
+            key = f"{next(iter(parties[name]))}:{name}"
+        joined[key].extend(claims)
+    return dict(joined)
 
 
 def _version(claim: ClaimRecord) -> dict[str, Any]:

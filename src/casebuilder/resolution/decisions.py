@@ -7,22 +7,25 @@ to the custody log. Building incidents applies the decisions on top of automatic
 re-running extraction or merging never undoes them: first every merge and split, in the order
 they were made, then every edit and grade, in the order made, each on the incident now holding
 most of the mentions it was made on.
+
+Nothing is ever removed: a decision is withdrawn by an ``undo`` decision naming it, with its own
+reason, and an undo can itself be undone. Only decisions in force are applied.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeGuard
 
 from sqlalchemy import select
 
 from casebuilder.errors import CasebuilderError
+from casebuilder.model.terms import GRADES
 from casebuilder.preservation.case import Case
-from casebuilder.resolution.assessment import GRADES
 from casebuilder.store.schema import AnalystDecision
 
-ACTIONS = ("merge", "split", "edit", "grade")
+ACTIONS = ("merge", "split", "edit", "grade", "undo")
 EDITABLE = ("place", "date", "categories", "killed_best", "injured_best", "note")
 
 
@@ -49,8 +52,12 @@ def record_decision(case: Case, action: str, incident_id: str, payload: dict[str
         raise DecisionError("a reason is required for every decision on an incident")
     if action == "grade" and payload.get("grade") not in GRADES:
         raise DecisionError(f"grade must be one of {', '.join(GRADES)}")
-    if action == "edit" and payload.get("field") not in EDITABLE:
-        raise DecisionError(f"only these can be edited: {', '.join(EDITABLE)}")
+    if action == "edit":
+        check_edit(payload.get("field"), payload.get("value"))
+    if action == "merge":
+        check_merge(incident_id, payload.get("merged", []))
+    if action == "undo":
+        check_undo(case, payload.get("undoes"))
     from casebuilder.resolution.anchoring import describe, referenced_keys
 
     # What each mention stood for (document, place, kind, date), so the decision can be
@@ -69,11 +76,86 @@ def record_decision(case: Case, action: str, incident_id: str, payload: dict[str
     return decision
 
 
-def load_decisions(case: Case) -> list[Decision]:
+def check_edit(field: Any, value: Any) -> None:
+    """An edited value must be one the rest of casebuilder can use as it stands."""
+    if field not in EDITABLE:
+        raise DecisionError(f"only these can be edited: {', '.join(EDITABLE)}")
+    if field == "categories":
+        from casebuilder.model.terms import CATEGORY_ORDER
+
+        if not isinstance(value, list) or not value:
+            raise DecisionError("categories takes one or more categories")
+        unknown = [c for c in value if c not in CATEGORY_ORDER]
+        if unknown:
+            raise DecisionError(f"unknown categor{'ies' if len(unknown) > 1 else 'y'} "
+                                f"{', '.join(map(repr, unknown))}; the categories are "
+                                f"{', '.join(CATEGORY_ORDER)}")
+    elif field in {"killed_best", "injured_best"}:
+        figure = value if isinstance(value, dict) else {}
+        low, high = figure.get("low"), figure.get("high")
+        if not (_count(low) and _count(high) and low <= high):
+            raise DecisionError(f"{field} takes a number or a range low-high with low <= high "
+                                f"(not {figure.get('text', value)})")
+    elif field == "place":
+        if not isinstance(value, dict) or not isinstance(value.get("name"), str) or \
+                not value["name"].strip():
+            raise DecisionError("place takes a JSON object with a name, lat and lon")
+        lat, lon = value.get("lat"), value.get("lon")
+        if not (_number(lat) and _number(lon) and -90 <= lat <= 90 and -180 <= lon <= 180):
+            raise DecisionError(f"place {value['name']!r} needs its coordinates: lat between "
+                                "-90 and 90, lon between -180 and 180")
+    elif field == "note" and not (isinstance(value, str) and value.strip()):
+        raise DecisionError("note takes some text")
+
+
+def _count(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool) and value >= 0
+
+
+def _number(value: Any) -> TypeGuard[float]:
+    return isinstance(value, int | float) and not isinstance(value, bool) and value == value
+
+
+def check_merge(incident_id: str, others: Any) -> None:
+    if not isinstance(others, list) or not others:
+        raise DecisionError("merge needs at least one other incident")
+    if incident_id in others or len(set(others)) != len(others):
+        raise DecisionError("merge needs other, distinct incidents: an incident is not merged "
+                            "with itself")
+
+
+def check_undo(case: Case, undoes: Any) -> None:
+    if not isinstance(undoes, int) or isinstance(undoes, bool):
+        raise DecisionError("undo names the decision it withdraws by its number")
+    with case.session() as session:
+        if session.get(AnalystDecision, undoes) is None:
+            raise DecisionError(f"there is no decision {undoes} to undo")
+
+
+def all_decisions(case: Case) -> list[Decision]:
+    """Every decision ever recorded, undos included, oldest first."""
     with case.session() as session:
         return [Decision(d.id, d.action, d.incident_id, dict(d.payload), d.reason, d.actor, d.at)
                 for d in session.execute(select(AnalystDecision).order_by(
                     AnalystDecision.id)).scalars()]
+
+
+def in_force(decisions: Sequence[Decision]) -> list[Decision]:
+    """The decisions that apply: those no undo in force withdraws (an undo of an undo puts the
+    first decision back), without the undos themselves."""
+    by_id = {d.id: d for d in decisions}
+    withdrawn: set[int] = set()
+    for d in reversed(decisions):  # a later undo decides about an earlier one
+        if d.action == "undo" and d.id not in withdrawn:
+            target = d.payload.get("undoes")
+            if isinstance(target, int) and target in by_id:
+                withdrawn.add(target)
+    return [d for d in decisions if d.action != "undo" and d.id not in withdrawn]
+
+
+def load_decisions(case: Case) -> list[Decision]:
+    """The decisions in force, oldest first (see :func:`in_force`)."""
+    return in_force(all_decisions(case))
 
 
 def merge_constraints(decisions: Sequence[Decision]

@@ -131,7 +131,8 @@ def assemble(mentions: Sequence[MentionRecord], recorded: Sequence[Decision],
         target = targets.get(number)
         if target is None:
             continue
-        target.decisions.append({"action": d.action, "payload": as_recorded[d.id].payload,
+        target.decisions.append({"id": d.id, "action": d.action,
+                                 "payload": as_recorded[d.id].payload,
                                  "reason": d.reason, "actor": d.actor, "at": d.at,
                                  **anchoring.note(d)})
         if d.action == "grade":

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import tomllib
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 
 from casebuilder.errors import ConfigurationError
@@ -19,9 +20,19 @@ class Profile:
 
 
 @dataclass(frozen=True)
+class SourceIdentity:
+    """How speakers are told apart when origins are counted (profiles.toml [identity])."""
+
+    generic_words: frozenset[str]
+    same_as: dict[str, str]
+    unattributed: frozenset[str]
+
+
+@dataclass(frozen=True)
 class SourceProfiles:
     kinds: dict[str, Profile]
     named: dict[str, Profile]
+    identity: SourceIdentity
 
     def for_source(self, speaker: str, kind: str) -> Profile:
         named = self.named.get(speaker.lower().strip())
@@ -44,8 +55,40 @@ def load_profiles(path: Path = PROFILES_FILE) -> SourceProfiles:
             raise ConfigurationError(f"{path}: {where} reliability must be one of A-F")
         return Profile(letter, str(entry.get("why", "")))
 
+    unknown = set(raw) - {"kinds", "named", "identity"}
+    if unknown:
+        raise ConfigurationError(f"{path}: unknown section(s) {', '.join(sorted(unknown))}")
     kinds = {k: profile(f"kinds.{k}", v) for k, v in raw.get("kinds", {}).items()}
     named = {k.lower(): profile(f"named.{k}", v) for k, v in raw.get("named", {}).items()}
     if "unknown" not in kinds:
         raise ConfigurationError(f"{path}: a profile for kind 'unknown' is required")
-    return SourceProfiles(kinds, named)
+    return SourceProfiles(kinds, named, _identity(path, raw.get("identity", {})))
+
+
+def _identity(path: Path, raw: object) -> SourceIdentity:
+    if not isinstance(raw, dict):
+        raise ConfigurationError(f"{path}: [identity] must be a table")
+    unknown = set(raw) - {"generic_words", "same_as", "unattributed"}
+    if unknown:
+        raise ConfigurationError(f"{path}: [identity] has unknown key(s) "
+                                 f"{', '.join(sorted(unknown))}")
+
+    def words(key: str) -> frozenset[str]:
+        value = raw.get(key, [])
+        if not isinstance(value, list) or not all(isinstance(w, str) for w in value):
+            raise ConfigurationError(f"{path}: [identity] {key} must be a list of strings")
+        return frozenset(w.lower() for w in value)
+
+    same_as = raw.get("same_as", {})
+    if not isinstance(same_as, dict) or not all(
+            isinstance(k, str) and isinstance(v, str) for k, v in same_as.items()):
+        raise ConfigurationError(f"{path}: [identity] same_as must map words to words")
+    return SourceIdentity(words("generic_words"), {k.lower(): v.lower()
+                                                   for k, v in same_as.items()},
+                          words("unattributed"))
+
+
+@cache
+def default_profiles() -> SourceProfiles:
+    """The shipped profiles, loaded once per process."""
+    return load_profiles()

@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
-from casebuilder.extraction.vocabulary import CATEGORY_ORDER
 from casebuilder.model.partial_date import PartialDate
+from casebuilder.model.terms import CATEGORY_ORDER
 from casebuilder.resolution.records import ClaimRecord, MentionRecord
 
 PRECISION_RANK = {"point": 0, "district": 1, "settlement": 2, "region": 3, "country": 4}
