@@ -36,6 +36,8 @@ from casebuilder.extraction.figures import (
     find_single_victims,
 )
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
+from casebuilder.extraction.place_roles import PlaceContext, load_place_roles
+from casebuilder.extraction.rules import Decision
 from casebuilder.extraction.text import Sentence, TextAnalyser, Token
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import Gazetteer, Place, ToponymMention, distance_km
@@ -326,9 +328,13 @@ class MentionExtractor:
         self._document_has_fine_place = False
         self._title_place: tuple[ToponymMention, Place] | None = None
         self._undecided: dict[str, tuple[Place, ...]] = {}
+        self.place_roles = load_place_roles(vocabulary)
+        #: Every place-role decision of the last document: (start, end) -> decision.
+        self.role_trace: dict[tuple[int, int], Decision] = {}
 
     # -- the document -------------------------------------------------------------------
     def extract(self, source: SourceText) -> list[IncidentMention]:
+        self.role_trace = {}
         sentences = self.analyser.sentences(source.text)
         toponyms = self.gazetteer.find_toponyms(source.text)
         resolved = self._resolve_places(toponyms)
@@ -455,10 +461,8 @@ class MentionExtractor:
                        and not any(w.start <= t.start < w.end or t.start <= w.start < t.end
                                    for w in weapons)  # "Vilkha rockets" name a weapon
                        and not _inside_compound(sentence, t)]
-        roles = [(t, p, "person" if t.text in (people or set()) and
-                  p.feature_kind != "region" and (p.population or 0) < 50_000
-                  else "government" if self._government(tokens, t)
-                  else self._place_role(tokens, t, attribution)) for t, p in in_sentence]
+        roles = [(t, p, self.place_role(tokens, t, p, attribution, people).outcome)
+                 for t, p in in_sentence]
         roles = _share_list_roles(sentence.text, sentence.start, roles)
         cues = bool(self._cues.find(tokens))
         harm_words = any(m.payload for m in self._categories.find(tokens))
@@ -581,90 +585,16 @@ class MentionExtractor:
                    for t in after) or (passive and any(
                        t.lower in _CIVILIAN_WORDS | _PERSON_WORDS for t in before))
 
-    @staticmethod
-    def _place_role(tokens: list[Token], toponym: ToponymMention, attribution: Attribution
-                    ) -> str:
-        if toponym.locates is not None:
-            return "locator"  # "(Kharkivskyi, Kharkiv)": says where the place before it is
-        if toponym.dateline:
-            return "dateline"  # "KYIV, June 16 —": where the report was filed
-        rest = [t for t in tokens if t.start >= toponym.end][:2]
-        if [t.lower for t in rest] in (["people", "'s"], ["people", "’s"]):
-            return "entity"  # "the self-proclaimed Luhansk People's Republic": not the city
-        if attribution.start is not None and attribution.end is not None and \
-                attribution.start <= toponym.start and toponym.end <= attribution.end:
-            if (toponym.start, toponym.end) == (attribution.start, attribution.end):
-                return "person"  # "Chaus said": the speaker himself, not a village
-            return "speaker"
-        index = next((i for i, t in enumerate(tokens) if t.start >= toponym.start), None)
-        if len(rest) == 2 and rest[0].text == "-" and rest[0].start == toponym.end and \
-                rest[1].start == rest[0].end and rest[1].text[:1].islower():
-            return "modifier"  # "the Moscow-appointed head", "Kyiv-based": not a place of harm
-        if index is None or index == 0:
-            return "event"
-        before = tokens[index - 1].lower
-        if before == "in" and rest and rest[0].lower == "," and \
-                attribution.start is not None and 0 <= attribution.start - rest[0].end <= 2:
-            return "venue"  # "In Moscow, Foreign Ministry spokeswoman Maria Zakharova said"
-        if before in {"the", "a", "an", "occupied", "russian-occupied", "annexed"} and \
-                index >= 2:
-            before = tokens[index - 2].lower  # "across the Dnipro": the motion word
-        after = [t.lower for t in tokens if t.start >= toponym.end and t.lower != "-"][:2]
-        following = after[0] if after else ""
-        # "about 140 km north of Kyiv", "30 miles from Kharkiv": a reference point
-        window = {t.lower for t in tokens[max(0, index - 4) : index]}
-        if before in {"of", "from"} and window & _DIRECTIONS:
-            return "reference"
-        recent = [t.lower for t in tokens[max(0, index - 8) : index]]
-        if _locates_by_layout(recent):
-            return "locator"
-        motive = max((i for i, w in enumerate(recent) if w in _MOTIVE_WORDS), default=None)
-        if motive is not None and not {",", ";", "and", "but"} & set(recent[motive:]):
-            return "motive"  # "in retaliation for the attack on the Crimean bridge"
-        clause = _clause_before(tokens, index, 8)
-        launched = "from" in clause and _LAUNCH_WORDS & set(clause[clause.index("from") + 1:])
-        if before == "from" or (before == "of" and "from" in window and window & {
-                "area", "direction", "side", "vicinity", "outskirts"}) or (
-                launched and (before == "in" or (before in {"'s", "’s"} and index >= 3 and
-                                                  tokens[index - 3].lower == "in"))):
-            # ("launched from across the border in Russia's Belgorod region")
-            # where people were taken or fled from; where fire came from ("launched from the
-            # area of Kramatorsk")
-            return "origin"
-        if before in _MOTION_BEFORE:
-            return "motion"
-        if before in {"visiting", "visited", "visits", "toured"}:
-            return "venue"  # "as the Secretary of State was visiting Kyiv"
-        if before in {"in", "at"} and _VENUE_WORDS & set(_clause_before(tokens, index, 7)):
-            return "venue"  # "the Security Council's meeting in New York": where people met
-        # "the Kyiv suburbs of Irpin", "the Kharkiv region's outskirts": the first name only
-        # locates the second
-        if following in {"region", "oblast", "province", "region's", "oblast's"}:
-            return "region"  # "the Kharkiv region": the region, not its capital
-        if following in _AREA_WORDS and (len(after) < 2 or after[1] in {"of", "village",
-                                                                        "town", "city"}):
-            return "locator"
-        # "In the town of Merefa, near Kharkiv": a second place that only locates the first
-        if before in {"near", "outside"} and index >= 2 and tokens[index - 2].lower == ",":
-            return "locator"
-        # "Vyacheslav Chaus": a surname that is also a village name
-        if tokens[index - 1].is_title and not tokens[index - 1].is_punct and \
-                before not in _EVENT_BEFORE and index - 1 > 0 and \
-                toponym.candidates and toponym.candidates[0].feature_kind != "region" and \
-                (toponym.candidates[0].population or 0) < 50_000:
-            return "person"
-        # "the Donetsk regional military administration", "Kyiv Mayor": a place naming an
-        # institution or office, not where the harm happened.
-        office = before == "of" and any(
-            t.lower in _OFFICE_WORDS for t in tokens[max(0, index - 4) : index])
-        if following in {"regional", "city", "district", "oblast"} and len(after) > 1 and \
-                after[1] in _INSTITUTION_NOUNS:
-            return "institution"  # "the head of the department of the Kharkiv regional police"
-        if following in {"regional", "mayor", "governor", "city", "council", "region's",
-                         "oblast's", "administration", "prosecutor's", "prosecutors"} and \
-                (before not in _EVENT_BEFORE or office):
-            return "institution"  # also "the head of the Cherkasy regional administration"
-        return "event"
+    def place_role(self, tokens: list[Token], toponym: ToponymMention, place: Place | None,
+                   attribution: Attribution, people: set[str] | None = None) -> Decision:
+        """The role of a place name in its sentence and the rule that gave it
+        (vocab/rules/place_roles.toml)."""
+        context = PlaceContext(tokens, toponym, attribution, self.vocabulary.lexicon, place,
+                               known_person=toponym.text in (people or set()),
+                               government=self._government(tokens, toponym))
+        decision = self.place_roles.decide(context)
+        self.role_trace[(toponym.start, toponym.end)] = decision
+        return decision
 
     # -- the mentions -------------------------------------------------------------------
     def _assemble(self, facts: list[_SentenceFacts], source: SourceText

@@ -14,8 +14,14 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from casebuilder.errors import ConfigurationError
 from casebuilder.extraction.dates import WarCalendar
+from casebuilder.model.lexicon import (
+    Lexicon,
+    LexiconError,
+    check_keys,
+    key_line,
+    load_lexicon,
+)
 from casebuilder.model.terms import CATEGORY_ORDER
 
 VOCAB_DIR = Path(__file__).parent / "vocab"
@@ -24,8 +30,7 @@ FILES = ("categories.toml", "weapons.toml", "targets.toml", "attribution.toml", 
 EVIDENTIALITY = ("observed", "stated", "alleged", "denied", "unverified")
 
 
-class VocabularyError(ConfigurationError):
-    """A vocabulary file is missing, malformed or inconsistent."""
+VocabularyError = LexiconError  # one error for every data file of the extractor
 
 
 @dataclass(frozen=True)
@@ -89,6 +94,8 @@ class Vocabulary:
     remnants: tuple[str, ...]
     wars: WarCalendar
     digest: str
+    lexicon: Lexicon = field(default_factory=lambda: Lexicon({}, ""))
+    directory: Path = Path()
     extra: dict[str, Any] = field(default_factory=dict)
 
 
@@ -103,6 +110,51 @@ def _read(directory: Path, name: str) -> tuple[dict[str, Any], bytes]:
         raise VocabularyError(f"{path}: {exc}") from exc
 
 
+#: What each vocabulary file may hold: the keys of its top-level lists and of its entries.
+#: Anything else is a typo ("trigers"), refused with its file, line and key.
+SCHEMA: dict[str, tuple[frozenset[str], frozenset[str]]] = {
+    "categories.toml": (frozenset({"ignore", "situation_cues", "military_objects", "remnants"}),
+                        frozenset({"label", "description", "triggers", "weak",
+                                   "requires_harm"})),
+    "weapons.toml": (frozenset(), frozenset({"aliases", "family", "category", "wide_area"})),
+    "targets.toml": (frozenset(), frozenset({"aliases", "protected", "crowded"})),
+    "sources.toml": (frozenset(), frozenset({"label", "markers"})),
+    "actors.toml": (frozenset(), frozenset({"label", "forces", "state_words", "enemy",
+                                            "verbs"})),
+}
+
+
+def _check_schema(directory: Path, name: str, data: dict[str, Any], raw: bytes) -> None:
+    text = raw.decode("utf-8")
+    path = directory / name
+    if name == "attribution.toml":
+        check_keys(path, text, None, data, {"evidentiality", "speech"})
+        check_keys(path, text, "speech", data.get("speech", {}), {"verbs", "according_to"})
+        for kind, entry in data.get("evidentiality", {}).items():
+            check_keys(path, text, f"evidentiality.{kind}", entry, {"verbs", "phrases"})
+        return
+    schema = SCHEMA.get(name)
+    if schema is None:
+        return
+    lists, entry_keys = schema
+    for key, value in data.items():
+        if isinstance(value, dict):
+            if name == "actors.toml" and key == "opponents":
+                continue  # party -> its opponents, checked against the parties below
+            check_keys(path, text, key, value, entry_keys)
+        elif key not in lists:
+            raise VocabularyError(f"{path}:{key_line(text, None, key)}: unknown key {key!r} "
+                                  f"(top-level keys: {', '.join(sorted(lists)) or 'none'}; "
+                                  "entries are tables)")
+
+
+def vocabulary_files(directory: Path) -> list[Path]:
+    """Every file the vocabulary reads, for its digest: the named files, the lexicon and the
+    rule tables."""
+    return [directory / name for name in FILES] + sorted(
+        (directory / "lexicon").glob("*.toml")) + sorted((directory / "rules").glob("*.toml"))
+
+
 def _strings(value: Any, where: str) -> tuple[str, ...]:
     if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
         raise VocabularyError(f"{where} must be a list of strings")
@@ -115,7 +167,13 @@ def load_vocabulary(directory: Path = VOCAB_DIR) -> Vocabulary:
     data: dict[str, dict[str, Any]] = {}
     for name in FILES:
         data[name], raw = _read(directory, name)
+        _check_schema(directory, name, data[name], raw)
         blobs.append(name.encode() + b"\0" + raw)
+    lexicon = load_lexicon([directory / "lexicon"])
+    for path in sorted((directory / "rules").glob("*.toml")):
+        blobs.append(f"rules/{path.name}".encode() + b"\0" + path.read_bytes())
+    # The lexicon's own digest covers its files; folding it in keeps one digest per run.
+    blobs.append(b"lexicon\0" + lexicon.digest.encode())
     digest = hashlib.sha256(b"\0".join(blobs)).hexdigest()
 
     categories: dict[str, Category] = {}
@@ -203,4 +261,6 @@ def load_vocabulary(directory: Path = VOCAB_DIR) -> Vocabulary:
                                         "actors.toml agency verbs")),
         wars=WarCalendar.load(directory / "wars.toml"),
         digest=digest,
+        lexicon=lexicon,
+        directory=directory,
     )
