@@ -30,7 +30,14 @@ def test_vocabularies_load_with_every_category_and_known_weapons():
     assert v.evidentiality_verbs["saw"] == "observed"
     assert "could not be independently verified" in v.evidentiality_phrases
     assert {"russia", "ukraine"} <= set(v.parties)
-    assert v.wars.war_for("war", None) is None or True
+    from datetime import date
+
+    # "the war" is the latest war begun by the report's publication (wars.toml)
+    latest = v.wars.war_for("war", None)
+    assert latest is not None and latest.start == date(2022, 2, 24)
+    earlier = v.wars.war_for("war", date(2019, 1, 1))
+    assert earlier is not None and earlier.start.year == 2014
+    assert v.wars.war_for("war", date(2010, 1, 1)) is None
     assert len(v.digest) == 64
 
 
