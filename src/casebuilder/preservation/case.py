@@ -44,6 +44,7 @@ from casebuilder.preservation.custody import (
     RunningLock,
     case_lock,
     custody_transaction,
+    last_entry_time,
     lock_log_state,
     move_tail_aside,
     read_tail,
@@ -156,9 +157,14 @@ class Case:
                 )
             tree = MerkleTree(self._leaves(session))
             root = tree.root(state.tree_size)
-            time = format_utc(self.clock())
-            if last is not None and time < last.time:
-                time = last.time
+            # A checkpoint is never dated before the entries it signs nor before the
+            # checkpoint before it, even if the clock stepped back: verify holds every entry's
+            # time to be no later than the first checkpoint that covers it.
+            time = max(
+                format_utc(self.clock()),
+                last.time if last is not None else "",
+                last_entry_time(session),
+            )
             signed, problem = sign_checkpoint(
                 self.signer,
                 case_id=self.case_id,
