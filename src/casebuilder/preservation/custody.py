@@ -79,6 +79,11 @@ class CaseTransaction:
     pending: list[bytes] = field(default_factory=list)
     last_time: str = ""
 
+    @property
+    def next_seq(self) -> int:
+        """The sequence number the next entry recorded in this unit of work will get."""
+        return self.base_size + len(self.pending)
+
     def record(
         self,
         action: str,
@@ -88,7 +93,7 @@ class CaseTransaction:
         """Add one custody entry to this unit of work and return its sequence number."""
         if action not in ACTIONS:
             raise CustodyLogError(f"unknown custody action {action!r}")
-        seq = self.base_size + len(self.pending)
+        seq = self.next_seq
         now = format_utc(self.clock())
         # Never let one command's entries run backwards if the clock steps back mid-command;
         # verification flags any backwards step between commands.
