@@ -61,6 +61,7 @@ from casebuilder.preservation.keys import (
 )
 from casebuilder.preservation.merkle import MerkleTree
 from casebuilder.preservation.objects import ObjectStore
+from casebuilder.preservation.rotation import finish_interrupted_rotation, last_rotation_digest
 from casebuilder.store.database import ensure_schema, make_engine, session_factory, sqlite_url
 from casebuilder.store.home import CaseConfig, CasePaths, read_config, write_config
 from casebuilder.store.schema import CaseInfo, Checkpoint, CustodyEvent, LogState
@@ -155,6 +156,7 @@ class Case:
                     "was signed; the case needs an investigator's attention. Run "
                     "'casebuilder verify'"
                 )
+            self._take_key_in_force(session)
             tree = MerkleTree(self._leaves(session))
             root = tree.root(state.tree_size)
             # A checkpoint is never dated before the entries it signs nor before the
@@ -192,6 +194,22 @@ class Case:
                 os.truncate(self.paths.checkpoints, before)
                 raise
             return CheckpointOutcome(signed, problem)
+
+    def _take_key_in_force(self, session: Session) -> None:
+        """Sign with the key the log's last rotation names (the caller holds the case lock):
+        another process may have rotated the key since this one loaded it, or a rotation may
+        have stopped before putting its key in place (rotation.py)."""
+        named = last_rotation_digest(session)
+        if named is None or named == self.signer.key_id:
+            return
+        finish_interrupted_rotation(self.paths, named)
+        self.signer = load_signing_key(self.paths.signing_key)
+        if self.signer.key_id != named:
+            raise IntegrityError(
+                f"the custody log's last key rotation hands the case to key {named[:16]}…, but "
+                f"the case key is {self.signer.key_id[:16]}…: nothing was signed; the case "
+                "needs an investigator's attention. Run 'casebuilder verify'"
+            )
 
     @staticmethod
     def _leaves(session: Session) -> list[bytes]:

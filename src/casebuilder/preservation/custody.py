@@ -44,6 +44,7 @@ ACTIONS = frozenset(
         "verify",  # the case was verified
         "bundle",  # a court bundle was written
         "checkpoint-note",  # reserved for notes about checkpoints (e.g. a failed time-stamp)
+        "key-rotation",  # the case was given a new signing key, approved by the old one
     }
 )
 

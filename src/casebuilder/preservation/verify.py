@@ -54,8 +54,14 @@ from casebuilder.preservation.canonical import json_digest, parse_canonical
 from casebuilder.preservation.case import Case, running_lock_path
 from casebuilder.preservation.checkpoint import SignedCheckpoint, checkpoint_message
 from casebuilder.preservation.custody import case_lock, command_running
-from casebuilder.preservation.keys import load_public_key, public_key_digest, verify_signature
+from casebuilder.preservation.keys import (
+    load_public_key,
+    public_key_digest,
+    raw_public_key,
+    verify_signature,
+)
 from casebuilder.preservation.merkle import MerkleTree, leaf_hash, verify_consistency
+from casebuilder.preservation.rotation import KeySchedule, digest_of
 from casebuilder.store.schema import (
     AnalystDecision,
     CaseInfo,
@@ -480,12 +486,7 @@ def _check_checkpoints(
     key_id = public_key_digest(public_key)
     if key_id != case.signer.key_id:
         report.fail("case public key", "does not match the case's signing key")
-    if info is not None and info.public_key_sha256 != key_id:
-        report.fail(
-            "case public key",
-            "is not the key this case was created with "
-            f"(database records {info.public_key_sha256[:16]}…)",
-        )
+    schedule = _key_schedule(case, lines, public_key, info, report)
     if len(file_lines) != len(db_rows):
         report.fail(
             "checkpoints",
@@ -493,8 +494,8 @@ def _check_checkpoints(
         )
     for i, row in enumerate(db_rows):
         _check_checkpoint_row(
-            i, row, file_lines[i] if i < len(file_lines) else None, case.case_id, public_key,
-            report,
+            i, row, file_lines[i] if i < len(file_lines) else None, case.case_id,
+            _key(schedule.key_for(row.tree_size)), report,
         )
     tree = MerkleTree([leaf_hash(line.raw) for line in lines])
     previous: SignedCheckpoint | None = None
@@ -507,8 +508,13 @@ def _check_checkpoints(
             continue
         if cp.case_id != case.case_id:
             report.fail(subject, "names another case")
-        if cp.public_key_sha256 != key_id:
-            report.fail(subject, "was signed by another key")
+        in_force = schedule.key_for(cp.tree_size)
+        if cp.public_key_sha256 != digest_of(in_force):
+            report.fail(
+                subject,
+                f"was signed by key {_shown(cp.public_key_sha256[:16])}, but the key in force "
+                f"for its {cp.tree_size} entries is {digest_of(in_force)[:16]}…",
+            )
         try:
             signature = base64.b64decode(cp.signature, validate=True)
         except ValueError:
@@ -517,7 +523,7 @@ def _check_checkpoints(
             message = cp.signed_message()
         except CustodyLogError:
             message = b""
-        if not message or not verify_signature(public_key, signature, message):
+        if not message or not verify_signature(_key(in_force), signature, message):
             report.fail(subject, "its signature does not verify with the case key")
         if cp.tree_size < 0:
             report.fail(subject, f"covers a negative number of entries ({cp.tree_size})")
@@ -572,6 +578,44 @@ def _check_checkpoints(
                 f"entries {first}..{last} are not covered by any signed checkpoint (added "
                 "outside casebuilder, or left by an interrupted command)",
             )
+
+
+def _key_schedule(
+    case: Case,
+    lines: list[_LogLine],
+    public_key: Ed25519PublicKey,
+    info: CaseInfo | None,
+    report: VerificationReport,
+) -> KeySchedule:
+    """The keys that sign the log, from its key-rotation entries (rotation.py): the first must
+    be the key the case was created with, each rotation approved by the key before it, and the
+    last the case's public key now."""
+    schedule = KeySchedule.from_entries(
+        case.case_id,
+        [(line.index, line.entry) for line in lines if line.entry is not None],
+        raw_public_key(public_key),
+    )
+    for seq, problem in schedule.problems:
+        report.fail(f"log entry {seq}", f"key rotation: {problem}")
+    first = digest_of(schedule.first)
+    if info is not None and info.public_key_sha256 != first:
+        report.fail(
+            "case public key",
+            f"{'the first key of the log' if schedule.rotations else 'it'} is not the key this "
+            f"case was created with (database records {info.public_key_sha256[:16]}…)",
+        )
+    last = digest_of(schedule.key_for(len(lines)))
+    if schedule.rotations and last != public_key_digest(public_key):
+        report.fail(
+            "case public key",
+            f"is not the key {last[:16]}… that the log's last key rotation (log entry "
+            f"{schedule.rotations[-1].seq}) hands the case to",
+        )
+    return schedule
+
+
+def _key(raw: bytes) -> Ed25519PublicKey:
+    return Ed25519PublicKey.from_public_bytes(raw)
 
 
 #: The columns of a ``checkpoints`` row and the checkpoint field each must equal.
@@ -1365,6 +1409,8 @@ def _check_case_info(
     first = entries.get(0)
     if first is not None and _action(first) == "init":
         _differs(report, "case", "name", info.name, _details(first).get("case_name"), 0)
+        _differs(report, "case", "first key", info.public_key_sha256,
+                 _details(first).get("public_key_sha256"), 0)
 
 
 # -- putting it together ------------------------------------------------------------------------

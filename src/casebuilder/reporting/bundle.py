@@ -38,7 +38,14 @@ from casebuilder.preservation.case import Case
 from casebuilder.preservation.checkpoint import SignedCheckpoint, read_checkpoint_lines
 from casebuilder.preservation.custody import case_lock
 from casebuilder.preservation.items import item_ref, origin_record
+from casebuilder.preservation.keys import load_public_key, raw_public_key
 from casebuilder.preservation.merkle import MerkleTree, leaf_hash
+from casebuilder.preservation.rotation import (
+    KeySchedule,
+    digest_of,
+    parsed_entries,
+    public_key_pem_of,
+)
 from casebuilder.store.schema import Checkpoint, CustodyEvent, Derivation, Item, Origin
 
 #: The bundle format this module writes; the bundle entry records it (``bundle_format``).
@@ -411,7 +418,9 @@ def _write_bag(
         "data/custody/checkpoints.jsonl",
         "".join(line + "\n" for line in checkpoint_lines).encode("utf-8"),
     )
-    payload.write(bag, "data/custody/public_key.pem", case.paths.public_key.read_bytes())
+    payload.write(
+        bag, "data/custody/public_key.pem", _signing_key_pem(case, log_bytes, checkpoint)
+    )
     if checkpoint.timestamp_token is not None:
         payload.write(bag, "data/custody/checkpoint.tsr", checkpoint.timestamp_token)
     for item in plan.items:
@@ -443,6 +452,20 @@ def _write_bag(
     _write_tag_files(bag, payload, plan, checkpoint)
     payload_bytes = sum((bag / p).stat().st_size for p in payload.files)
     return len(plan.items), len(payload.files), payload_bytes
+
+
+def _signing_key_pem(case: Case, log: bytes, checkpoint: SignedCheckpoint) -> bytes:
+    """The public key that signed the bundle's checkpoint: the case key, unless the key was
+    rotated after that checkpoint, when the log's rotations name the one then in force."""
+    current = case.paths.public_key.read_bytes()
+    schedule = KeySchedule.from_entries(
+        case.case_id, parsed_entries(log.split(b"\n")), raw_public_key(load_public_key(current))
+    )
+    key = schedule.key_for(checkpoint.tree_size)
+    if digest_of(key) != checkpoint.public_key_sha256:
+        raise BundleError("the bundle's checkpoint is not signed by the key the log has in force")
+    pem = public_key_pem_of(key)
+    return current if pem == current else pem
 
 
 def _derived_name(session: Session, item: Item, derivation: Derivation | None) -> str:

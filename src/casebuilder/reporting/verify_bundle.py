@@ -962,6 +962,109 @@ def standard_pem(key: bytes) -> bytes:
     return f"-----BEGIN PUBLIC KEY-----\n{body}\n-----END PUBLIC KEY-----\n".encode("ascii")
 
 
+ROTATION_ACTION = "key-rotation"
+ROTATION_TYPE = "casebuilder-key-rotation/v1"
+
+
+class KeySchedule(NamedTuple):
+    """Which key signs the checkpoints over each prefix of the log.
+
+    A case may be given a new key: a "key-rotation" entry carries the old and the new public
+    key and the old key's signature approving the new one. A checkpoint over n entries is
+    signed by the key in force after entries 0..n-1: the first key (the old key of the first
+    rotation, or public_key.pem when the log has none), then each rotation's new key."""
+
+    pem: bytes | None  # public_key.pem's key
+    first: bytes | None
+    rotations: list[tuple[int, bytes]]  # (entry index, the new key from then on)
+
+    def key_for(self, tree_size: int) -> bytes | None:
+        key = self.first
+        for index, new_key in self.rotations:
+            if index < tree_size:
+                key = new_key
+        return key
+
+
+def rotation_statement(case_id: object, old_digest: object, new_key: bytes) -> bytes:
+    """What the old key signs to approve the new one: canonical JSON of five fields."""
+    return canonical_json({
+        "case_id": case_id,
+        "new_public_key": base64.b64encode(new_key).decode("ascii"),
+        "new_public_key_sha256": hashlib.sha256(new_key).hexdigest(),
+        "old_public_key_sha256": old_digest,
+        "type": ROTATION_TYPE,
+    })
+
+
+def read_key_schedule(log: CustodyLog | None, pem: bytes | None,
+                      report: Report) -> KeySchedule:
+    """The key schedule of the log: each rotation must hand on the key in force, approved by
+    its signature; the first key must be the one the log's first ("init") entry names."""
+    rotations = [(index, entry) for index, entry in enumerate(log.entries if log else [])
+                 if entry is not None and entry.get("action") == ROTATION_ACTION]
+    if not rotations:
+        return KeySchedule(pem, pem, [])
+    first = decode_base64(entry_details(rotations[0][1]).get("old_public_key"))
+    in_force, schedule = first, []
+    for index, entry in rotations:
+        new_key = check_rotation(index, entry, in_force, log, report)
+        if new_key is None:
+            break  # which key signs what after a broken rotation is unknown: later ones fail
+        schedule.append((index, new_key))
+        in_force = new_key
+    init = log.entries[0] if log and log.entries else None
+    named = entry_details(init).get("public_key_sha256") if init is not None else None
+    if first is not None and named != hashlib.sha256(first).hexdigest():
+        report.fail("keys", entry_place(0), f"names the case's first key {named!r}, but the "
+                                            "first key rotation starts from another key")
+    return KeySchedule(pem, first, schedule)
+
+
+def check_rotation(index: int, entry: dict[str, object], in_force: bytes | None,
+                   log: CustodyLog | None, report: Report) -> bytes | None:
+    """One rotation entry: its new key if it hands on the key in force with that key's
+    approval, else None (reported)."""
+    where = entry_place(index)
+    details = entry_details(entry)
+    old, new = decode_base64(details.get("old_public_key")), \
+        decode_base64(details.get("new_public_key"))
+    signature = decode_base64(details.get("signature"))
+    if old is None or new is None or len(old) != 32 or len(new) != 32 or signature is None:
+        report.fail("keys", where, "a key rotation without two 32-byte keys and a signature")
+        return None
+    problems = []
+    if old != in_force:
+        problems.append("it rotates from a key that is not the key in force")
+    if details.get("old_public_key_sha256") != hashlib.sha256(old).hexdigest() or \
+            details.get("new_public_key_sha256") != hashlib.sha256(new).hexdigest():
+        problems.append("a key's SHA-256 is not the digest the entry gives")
+    statement = rotation_statement(log.case_id if log else None,
+                                   details.get("old_public_key_sha256"), new)
+    if not ed25519_verify(old, statement, signature):
+        problems.append("the old key's signature over the rotation statement does not verify")
+    for problem in problems:
+        report.fail("keys", where, f"key rotation: {problem}")
+    if problems:
+        return None
+    report.note(f"{where}: the case key was rotated from {hashlib.sha256(old).hexdigest()} to "
+                f"{hashlib.sha256(new).hexdigest()}, approved by the old key "
+                f"(reason: {details.get('reason')!r})")
+    return new
+
+
+def check_pem_is_key_in_force(keys: KeySchedule, latest: Checkpoint | None,
+                              report: Report) -> None:
+    """With rotations in the log, public_key.pem must be the key that signed checkpoint.json."""
+    if not keys.rotations or latest is None or latest.tree_size is None:
+        return
+    in_force = keys.key_for(latest.tree_size)
+    if in_force != keys.pem:
+        report.fail("checkpoint", f"{CUSTODY}/public_key.pem",
+                    "is not the key the log's key rotations put in force for checkpoint.json "
+                    f"({hashlib.sha256(in_force or b'').hexdigest()})")
+
+
 def check_checkpoint_fields(fields: dict[str, object], where: str, report: Report) -> bool:
     """Are the fields present and of the right kind, so the signed message can be formed?"""
     ok = True
@@ -987,25 +1090,31 @@ def check_checkpoint_fields(fields: dict[str, object], where: str, report: Repor
 
 
 def check_checkpoint_signature(
-    fields: dict[str, object], where: str, public_key: bytes | None, report: Report
+    fields: dict[str, object], where: str, keys: KeySchedule, report: Report
 ) -> bool:
-    """Is the key digest right and does the Ed25519 signature verify over the signed fields?"""
+    """Is the key digest right and does the Ed25519 signature verify over the signed fields,
+    with the key in force for the checkpoint's size?"""
+    size = as_count(fields.get("tree_size")) or 0
+    public_key = keys.key_for(size)
     if public_key is None:
         report.fail("checkpoint", where, "signature cannot be checked: no usable public key")
         return False
+    from_pem = public_key == keys.pem
+    named = "public_key.pem's key" if from_pem else \
+        f"the key the log's rotations put in force for {size} entries"
     key_digest = hashlib.sha256(public_key).hexdigest()
     claimed = hex_digest_or_none(fields.get("public_key_sha256"))
     if claimed != key_digest:
         report.fail("checkpoint", where, f"public_key_sha256 is {fields.get('public_key_sha256')}"
-                                         f", but public_key.pem's key has SHA-256 {key_digest}")
+                                         f", but {named} has SHA-256 {key_digest}")
     signature = decode_base64(fields.get("signature"))
     if signature is None or len(signature) != 64:
         report.fail("checkpoint", where, "signature is not 64 bytes of base64")
         return False
     if not ed25519_verify(public_key, signed_message(fields), signature):
         report.fail("checkpoint", where,
-                    "Ed25519 signature does not verify with public_key.pem over "
-                    f"{', '.join(SIGNED_FIELDS)}")
+                    f"Ed25519 signature does not verify with "
+                    f"{'public_key.pem' if from_pem else named} over {', '.join(SIGNED_FIELDS)}")
         return False
     return claimed == key_digest
 
@@ -1013,7 +1122,7 @@ def check_checkpoint_signature(
 CHECKPOINT_FIELDS = (*SIGNED_FIELDS, "public_key_sha256", "signature", "timestamp_token")
 
 
-def read_checkpoint(raw: bytes, where: str, public_key: bytes | None,
+def read_checkpoint(raw: bytes, where: str, keys: KeySchedule,
                     report: Report, canonical: bool = False) -> Checkpoint | None:
     """Parse one checkpoint, check its fields, key digest and signature. A line of
     checkpoints.jsonl must also be canonical JSON, as casebuilder writes it (``canonical``)."""
@@ -1032,7 +1141,7 @@ def read_checkpoint(raw: bytes, where: str, public_key: bytes | None,
                                          "checkpoint has: nothing signs them")
     if not check_checkpoint_fields(fields, where, report):
         return Checkpoint(where, raw, fields, None, None, None, False)
-    signature_ok = check_checkpoint_signature(fields, where, public_key, report)
+    signature_ok = check_checkpoint_signature(fields, where, keys, report)
     root = hex_digest_or_none(fields["root"]) or ""
     return Checkpoint(where, raw, fields, bytes.fromhex(root), as_count(fields["tree_size"]),
                       utc_time_key(fields["time"]), signature_ok)
@@ -1047,14 +1156,14 @@ def check_case_id(checkpoint: Checkpoint, log: CustodyLog | None, report: Report
                     f"case_id is {case_id!r}, the log's is {log.case_id!r}")
 
 
-def check_latest_checkpoint(bag: Bag, log: CustodyLog | None, public_key: bytes | None,
+def check_latest_checkpoint(bag: Bag, log: CustodyLog | None, keys: KeySchedule,
                             report: Report, window: float) -> Checkpoint | None:
     """Step 3: checkpoint.json signs the root of exactly the lines in log.jsonl."""
     where = f"{CUSTODY}/checkpoint.json"
     if not bag.path(where).is_file():
         report.fail("checkpoint", where, "is missing")
         return None
-    checkpoint = read_checkpoint(bag.path(where).read_bytes(), where, public_key, report)
+    checkpoint = read_checkpoint(bag.path(where).read_bytes(), where, keys, report)
     if checkpoint is None:
         return None
     check_case_id(checkpoint, log, report)
@@ -1099,7 +1208,7 @@ def read_checkpoint_lines(bag: Bag, report: Report) -> list[bytes] | None:
     return lines
 
 
-def check_earlier_checkpoints(bag: Bag, log: CustodyLog | None, public_key: bytes | None,
+def check_earlier_checkpoints(bag: Bag, log: CustodyLog | None, keys: KeySchedule,
                               latest: Checkpoint | None, report: Report,
                               window: float) -> list[Checkpoint]:
     """Step 4: every checkpoint so far, same key, roots of log prefixes, never going back,
@@ -1108,7 +1217,7 @@ def check_earlier_checkpoints(bag: Bag, log: CustodyLog | None, public_key: byte
     for number, raw in enumerate(read_checkpoint_lines(bag, report) or [], start=1):
         if not raw.strip():
             continue
-        checkpoint = read_checkpoint(raw, f"checkpoints.jsonl line {number}", public_key,
+        checkpoint = read_checkpoint(raw, f"checkpoints.jsonl line {number}", keys,
                                      report, canonical=True)
         if checkpoint is not None:
             check_case_id(checkpoint, log, report)
@@ -2154,7 +2263,7 @@ class Checked(NamedTuple):
     root: Path
     report: Report
     log: CustodyLog | None
-    key: bytes | None
+    keys: KeySchedule
     latest: Checkpoint | None
     checkpoint_lines: list[bytes]
     held: dict[str, dict[str, object] | None]
@@ -2173,10 +2282,13 @@ def check_bundle(bundle: Path, window_hours: float = DEFAULT_WINDOW_HOURS) -> Ch
     info, payload = _guarded(report, "BagIt", lambda: check_bag(bag, report)) or ({}, {})
     log = _guarded(report, "custody log", lambda: check_log(bag, report))
     key = _guarded(report, "public key", lambda: load_public_key(bag, report))
+    keys = _guarded(report, "key rotations", lambda: read_key_schedule(log, key, report)) or \
+        KeySchedule(key, key, [])
     latest = _guarded(report, "checkpoint.json",
-                      lambda: check_latest_checkpoint(bag, log, key, report, window))
+                      lambda: check_latest_checkpoint(bag, log, keys, report, window))
+    _guarded(report, "public key", lambda: check_pem_is_key_in_force(keys, latest, report))
     history = _guarded(report, "checkpoints.jsonl",
-                       lambda: check_earlier_checkpoints(bag, log, key, latest, report,
+                       lambda: check_earlier_checkpoints(bag, log, keys, latest, report,
                                                          window)) or []
     held = _guarded(report, "items", lambda: check_items(bag, log, latest, report)) or {}
     own = _guarded(report, "contents", lambda: find_own_entry(info, log, latest, report))
@@ -2190,7 +2302,7 @@ def check_bundle(bundle: Path, window_hours: float = DEFAULT_WINDOW_HOURS) -> Ch
         report.note(f"case public key (raw, SHA-256): {hashlib.sha256(key).hexdigest()} - "
                     "compare it with the key the case holder published or gave the court")
     lines = [c.raw for c in history]
-    return Checked(bundle, report, log, key, latest, lines, held)
+    return Checked(bundle, report, log, keys, latest, lines, held)
 
 
 def print_report(bundle: Path, report: Report) -> None:
