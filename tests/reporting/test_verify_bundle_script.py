@@ -866,6 +866,24 @@ def test_merkle_roots_and_proofs_agree_with_casebuilder() -> None:
     assert vb.leaf_hash(b"x") == hashlib.sha256(b"\x00x").digest()
 
 
+def test_consistency_proofs_agree_with_casebuilder() -> None:
+    """The script's RFC 9162 consistency proofs (for --against) against casebuilder's."""
+    leaves = [leaf_hash(f"entry {i}".encode()) for i in range(33)]
+    tree = MerkleTree(leaves)
+    for new in range(len(leaves) + 1):
+        for old in range(new + 1):
+            proof = vb.consistency_proof(leaves[:new], old)
+            assert proof == tree.consistency_proof(old, new), (old, new)
+            assert vb.verify_consistency(old, new, tree.root(old), tree.root(new), proof)
+            if 0 < old < new:
+                other = bytes([tree.root(old)[0] ^ 1]) + tree.root(old)[1:]
+                assert not vb.verify_consistency(old, new, other, tree.root(new), proof)
+                assert not vb.verify_consistency(old, new, tree.root(old), other, proof)
+                if proof:
+                    assert not vb.verify_consistency(old, new, tree.root(old), tree.root(new),
+                                                     proof[:-1])
+
+
 def test_manifest_paths_are_percent_decoded_once() -> None:
     assert vb.decode_manifest_path("data/a%0Ab%0dc%25d") == "data/a\nb\rc%d"
     assert vb.decode_manifest_path("data/100%250A") == "data/100%0A"

@@ -82,9 +82,9 @@ def init(state: CliState, name: str, investigator: str) -> None:
 
 
 # Command modules register themselves on `cli` when imported.
-from casebuilder.cli import demo, extraction, incidents, keys, locker  # noqa: E402
+from casebuilder.cli import bundles, demo, extraction, incidents, keys, locker  # noqa: E402
 
-del demo, extraction, incidents, keys, locker
+del bundles, demo, extraction, incidents, keys, locker
 
 
 def main(argv: list[str] | None = None) -> None:

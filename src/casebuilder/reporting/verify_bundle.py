@@ -401,6 +401,68 @@ def prefix_roots(leaves: Sequence[bytes], sizes: Iterable[int]) -> dict[int, byt
     return roots
 
 
+def consistency_proof(leaves: Sequence[bytes], old_size: int) -> list[bytes]:
+    """PROOF(m, D[n]) of RFC 9162 section 2.1.4.1: the hashes that show the tree of the first
+    ``old_size`` leaves is a prefix of the tree of all ``leaves``."""
+    if old_size in (0, len(leaves)):
+        return []
+    return _subproof(leaves, 0, len(leaves), old_size, True)
+
+
+def _subproof(leaves: Sequence[bytes], start: int, end: int, m: int,
+              whole: bool) -> list[bytes]:
+    """SUBPROOF(m, D[start:end], whole) of the RFC; ``whole`` is its flag b: the m leaves
+    are the whole of the old tree, so their own hash need not be given."""
+    n = end - start
+    if m == n:
+        return [] if whole else [_subtree_root(leaves, start, end)]
+    k = largest_power_of_two_below(n)
+    if m <= k:  # the old tree lies in the left subtree; the right one is new
+        return [*_subproof(leaves, start, start + k, m, whole),
+                _subtree_root(leaves, start + k, end)]
+    return [*_subproof(leaves, start + k, end, m - k, False),
+            _subtree_root(leaves, start, start + k)]
+
+
+def verify_consistency(old_size: int, new_size: int, old_root: bytes, new_root: bytes,
+                       proof: Sequence[bytes]) -> bool:
+    """RFC 9162 section 2.1.4.2: does ``proof`` show that the tree with ``new_root`` over
+    ``new_size`` leaves extends the tree with ``old_root`` over its first ``old_size``?
+
+    Walk both trees up at once from the last old leaf: a proof hash on the left enters both
+    roots, one on the right only the new root (it covers leaves the old tree lacks)."""
+    if not 0 <= old_size <= new_size:
+        return False
+    if old_size == new_size:
+        return not proof and old_root == new_root
+    if old_size == 0:
+        return not proof
+    path = list(proof)
+    if old_size & (old_size - 1) == 0:  # a power of two: the old root is a node of the new tree
+        path.insert(0, old_root)
+    if not path:
+        return False
+    fn, sn = old_size - 1, new_size - 1
+    while fn & 1:
+        fn >>= 1
+        sn >>= 1
+    old_hash = new_hash = path[0]
+    for sibling in path[1:]:
+        if sn == 0:
+            return False
+        if fn & 1 or fn == sn:
+            old_hash = node_hash(sibling, old_hash)
+            new_hash = node_hash(sibling, new_hash)
+            while fn and not fn & 1:
+                fn >>= 1
+                sn >>= 1
+        else:
+            new_hash = node_hash(new_hash, sibling)
+        fn >>= 1
+        sn >>= 1
+    return sn == 0 and old_hash == old_root and new_hash == new_root
+
+
 def verify_inclusion(
     leaf: bytes, index: int, tree_size: int, proof: Sequence[bytes], root: bytes
 ) -> bool:
@@ -2244,6 +2306,124 @@ def check_history(log: CustodyLog | None, held: dict[str, dict[str, object] | No
 
 
 # ---------------------------------------------------------------------------------------------
+# 8. --against: is one bundle a faithful later state of the other?
+# ---------------------------------------------------------------------------------------------
+
+
+class Side(NamedTuple):
+    """A checked bundle whose log and checkpoint could be read, for a comparison."""
+
+    name: str
+    log: CustodyLog
+    keys: KeySchedule
+    size: int
+    root: bytes
+    checkpoint_lines: list[bytes]
+    held: dict[str, dict[str, object] | None]
+
+
+def comparable(checked: Checked, report: Report) -> Side | None:
+    latest, log = checked.latest, checked.log
+    if log is None or latest is None or latest.tree_size is None or latest.root is None:
+        report.fail("against", str(checked.root), "cannot be compared: its log or checkpoint "
+                                                  "is unreadable (see its own check)")
+        return None
+    return Side(str(checked.root), log, checked.keys, latest.tree_size, latest.root,
+                checked.checkpoint_lines, checked.held)
+
+
+def compare_bundles(first: Checked, second: Checked, report: Report) -> None:
+    """Two bundles of one case: the one with the shorter signed log is the earlier. The later
+    must extend it: same case, the earlier log lines byte for byte at the start of the later
+    log, a consistency proof (computed from the later log) from the earlier signed root to the
+    later one, the earlier checkpoints at the start of the later ones, the earlier key or a
+    chain of rotations each approved by the key before it, and the same hashes for every item
+    both hold. An insider holding the key can rewrite a whole case and sign it again; a bundle
+    issued before the rewrite is what shows it."""
+    sides = [comparable(first, report), comparable(second, report)]
+    if sides[0] is None or sides[1] is None:
+        return
+    earlier, later = sorted((sides[0], sides[1]), key=lambda side: side.size)
+    report.note(f"earlier: {earlier.name}, {earlier.size} entries, root {earlier.root.hex()}",
+                f"later:   {later.name}, {later.size} entries, root {later.root.hex()}")
+    if earlier.log.case_id != later.log.case_id:
+        report.fail("against", later.name, f"is of case {later.log.case_id!r}, {earlier.name} "
+                                           f"of case {earlier.log.case_id!r}")
+        return
+    compare_log_lines(earlier, later, report)
+    compare_signed_roots(earlier, later, report)
+    compare_checkpoint_lines(earlier, later, report)
+    compare_keys(earlier, later, report)
+    compare_items(earlier, later, report)
+
+
+def compare_log_lines(earlier: Side, later: Side, report: Report) -> None:
+    """The earlier bundle's log lines are the first lines of the later one's, byte for byte."""
+    old, new = earlier.log.lines, later.log.lines
+    differing = [index for index in range(min(len(old), len(new))) if old[index] != new[index]]
+    if differing:
+        report.fail("against", entry_place(differing[0]),
+                    f"differs between the two bundles ({len(differing)} of the first "
+                    f"{min(len(old), len(new))} lines differ): the earlier log was rewritten")
+    if len(new) < len(old):
+        report.fail("against", later.name, f"has {len(new)} log lines, the earlier bundle "
+                                           f"{len(old)}")
+
+
+def compare_signed_roots(earlier: Side, later: Side, report: Report) -> None:
+    """A consistency proof from the earlier signed root to the later one, computed from the
+    later log, must verify (RFC 9162 section 2.1.4)."""
+    if len(later.log.leaves) < later.size:
+        return  # its own check reports the missing lines
+    leaves = later.log.leaves[:later.size]
+    proof = consistency_proof(leaves, earlier.size)
+    if not verify_consistency(earlier.size, later.size, earlier.root, later.root, proof):
+        report.fail("against", "checkpoint.json",
+                    f"the later signed root ({later.size} entries) is not consistent with the "
+                    f"earlier signed root ({earlier.size} entries): the entries both cover "
+                    "were rewritten")
+
+
+def compare_checkpoint_lines(earlier: Side, later: Side, report: Report) -> None:
+    """The earlier bundle's checkpoints are the first checkpoints of the later one."""
+    for number, line in enumerate(earlier.checkpoint_lines, start=1):
+        theirs = later.checkpoint_lines[number - 1] \
+            if number <= len(later.checkpoint_lines) else None
+        if theirs != line:
+            report.fail("against", f"checkpoints.jsonl line {number}",
+                        "of the earlier bundle is " + ("missing from the later one" if theirs
+                                                       is None else "not the same line in the "
+                                                       "later one: the checkpoints were signed "
+                                                       "again"))
+            return
+
+
+def compare_keys(earlier: Side, later: Side, report: Report) -> None:
+    """The earlier checkpoint's key is the key the later log has in force at that size."""
+    then = later.keys.key_for(earlier.size)
+    key = earlier.keys.key_for(earlier.size)
+    if then != key:
+        report.fail("against", "public_key.pem",
+                    f"the earlier bundle is signed by key "
+                    f"{hashlib.sha256(key or b'').hexdigest()}, but the later bundle's log has "
+                    f"key {hashlib.sha256(then or b'').hexdigest()} in force at that point, "
+                    "and no key rotation approved by the earlier key leads to it: the later "
+                    "bundle's case was re-keyed and its history signed again")
+
+
+def compare_items(earlier: Side, later: Side, report: Report) -> None:
+    """Every item both bundles hold has the same hashes in both (a bundle may hold a
+    selection of the items, so one missing from the other is not a difference)."""
+    for name in sorted(set(earlier.held) & set(later.held), key=name_order):
+        ours, theirs = earlier.held[name] or {}, later.held[name] or {}
+        for field in ("sha256", "sha512", "size"):
+            if not same_value(ours.get(field), theirs.get(field)):
+                report.fail("against", f"data/items/{name}/item.json",
+                            f"{field} is {theirs.get(field)!r} in the later bundle, "
+                            f"{ours.get(field)!r} in the earlier")
+
+
+# ---------------------------------------------------------------------------------------------
 # Putting it together
 # ---------------------------------------------------------------------------------------------
 
@@ -2340,20 +2520,49 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="how many hours after its checkpoint's time a time-stamp token's genTime may be "
         f"(default {DEFAULT_WINDOW_HOURS:g})",
     )
+    parser.add_argument(
+        "--against", metavar="OTHER_BUNDLE_DIR",
+        help="also check that one of the two bundles (the one with the longer signed log) is "
+        "a faithful later state of the other: same log lines, a consistent signed root, the "
+        "same key or a rotation the old key approved, the same item hashes",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse has already printed the usage message
         return 0 if exc.code == 0 else 2
-    bundle = Path(args.bundle)
-    if not bundle.is_dir():
-        print(f"verify_bundle.py: error: {bundle} is not a directory", file=sys.stderr)
-        return 2
+    bundles = [Path(args.bundle)] + ([Path(args.against)] if args.against else [])
+    for bundle in bundles:
+        if not bundle.is_dir():
+            print(f"verify_bundle.py: error: {bundle} is not a directory (unzip a zipped "
+                  "bundle first)", file=sys.stderr)
+            return 2
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:  # print odd file names rather than crash on them
         reconfigure(errors="backslashreplace")
-    report = verify_bundle(bundle, args.timestamp_window)
-    print_report(bundle, report)
-    return 0 if report.ok else 1
+    checked = [check_bundle(bundle, args.timestamp_window) for bundle in bundles]
+    for number, result in enumerate(checked):
+        if number:
+            print()
+        print_report(result.root, result.report)
+    comparison = Report()
+    if len(checked) == 2:
+        _guarded(comparison, "comparison",
+                 lambda: compare_bundles(checked[0], checked[1], comparison))
+        print()
+        print_comparison(comparison)
+    return 0 if comparison.ok and all(result.report.ok for result in checked) else 1
+
+
+def print_comparison(report: Report) -> None:
+    print("Comparing the two bundles (--against)")
+    for note in report.notes:
+        print(f"  - {note}")
+    if report.ok:
+        print("RESULT: the later bundle extends the earlier one.")
+        return
+    print(f"RESULT: FAILED - {len(report.failures)} difference(s):")
+    for number, failure in enumerate(report.failures, start=1):
+        print(f"  {number}. FAIL {failure}")
 
 
 if __name__ == "__main__":
