@@ -960,7 +960,14 @@ def signed_message(bundle: Path) -> bytes:
 
 
 def add_timestamp(bundle: Path, token: bytes, write_tsr: bool = True) -> None:
+    """The token in checkpoint.json and in its line of checkpoints.jsonl, as casebuilder
+    writes both."""
     edit_checkpoint(bundle, lambda c: c.update(timestamp_token=base64.b64encode(token).decode()))
+    history = bundle / CUSTODY / "checkpoints.jsonl"
+    lines = history.read_bytes().splitlines()
+    last = json.loads(lines[-1])
+    last["timestamp_token"] = base64.b64encode(token).decode()
+    history.write_bytes(b"".join(line + b"\n" for line in [*lines[:-1], canonical(last)]))
     if write_tsr:
         (bundle / CUSTODY / "checkpoint.tsr").write_bytes(token)
     rebag(bundle)
@@ -995,6 +1002,18 @@ def test_a_timestamp_of_something_else_or_a_mismatched_tsr_fails(
     assert code == 1
     assert f"timestamp_token time-stamps {'11' * 32}, not the SHA-256 of the signed" in output
     assert "checkpoint.tsr: is not the same token as checkpoint.json's timestamp_token" in output
+
+
+def test_a_token_stripped_from_checkpoint_json_alone_is_caught(bundle: Path,
+                                                               tmp_path: Path) -> None:
+    digest = hashlib.sha256(signed_message(bundle)).hexdigest()
+    add_timestamp(bundle, make_timestamp_token(tmp_path / "tsa", digest))
+    edit_checkpoint(bundle, lambda c: c.pop("timestamp_token"))
+    (bundle / CUSTODY / "checkpoint.tsr").unlink()
+    rebag(bundle)
+    code, output = verify(bundle)
+    assert code == 1, output
+    assert "its last line is not the checkpoint of checkpoint.json" in output
 
 
 def test_a_missing_tsr_is_reported(bundle: Path, tmp_path: Path) -> None:

@@ -4,14 +4,18 @@
 A casebuilder bundle is a BagIt bag (RFC 8493) that holds the evidence files of a case, the
 custody log that records every action taken on them, a signed checkpoint of that log, and one
 inclusion proof per item. This script is a second, independent implementation of every check in
-the bundle format (v1): it imports neither casebuilder nor any third-party package, and it
-computes the Merkle tree (RFC 9162) and verifies the Ed25519 signature (RFC 8032) itself, so
-that an expert can read and audit everything it relies on.
+the bundle format (format 2, and format 1 for bundles written before it): it imports neither
+casebuilder nor any third-party package, and it computes the Merkle tree (RFC 9162) and
+verifies the Ed25519 signatures (RFC 8032) itself, so that an expert can read and audit
+everything it relies on.
 
 How to run it (Python 3.8 or later, no installation needed):
 
     python3 verify_bundle.py               # check the bundle this file is in
     python3 verify_bundle.py BUNDLE_DIR    # check the bundle in BUNDLE_DIR
+    python3 verify_bundle.py BUNDLE_DIR --against OTHER_BUNDLE_DIR
+                                           # ... and compare it with another bundle of the case
+    --timestamp-window HOURS               # how late a time-stamp may be (default 24)
 
 It reports every failure it finds, not just the first, then a summary of what passed.
 Exit status: 0 if every check holds, 1 if any check fails, 2 if the command line is wrong.
@@ -23,30 +27,54 @@ What it checks:
   2. Custody log: every line of data/custody/log.jsonl is canonical JSON, its "seq" equals its
      line index, the case id is the same everywhere, and times never go backwards.
   3. Latest checkpoint: the Merkle root of all log lines equals the root in checkpoint.json and
-     its tree size equals the number of lines; its Ed25519 signature verifies with
-     public_key.pem; public_key_sha256 is the digest of that key.
-  4. Earlier checkpoints (checkpoints.jsonl): each is signed by the same key, each root equals
-     the root of that prefix of the log, and sizes and times never go backwards.
+     its tree size equals the number of lines; its Ed25519 signature verifies with the key in
+     force (public_key.pem, which must be that key: the log's "key-rotation" entries, each
+     approved by the key before it, say which key signs which checkpoints); it holds no field a
+     checkpoint does not have; public_key.pem holds the key's PEM block and nothing else.
+  4. Earlier checkpoints (checkpoints.jsonl): one canonical checkpoint per line, each signed by
+     the key in force for it, each root the root of that prefix of the log, sizes growing and
+     times never going backwards, the last line being checkpoint.json. No log entry is dated
+     after the first checkpoint that signs it; an RFC 3161 token's genTime is not before its
+     checkpoint's time (5 minutes are allowed for clock skew) nor more than the window after it.
   5. Items: item.json's sha256, sha512 and size match the stored file; the inclusion proof's
      leaf hash is the hash of log line entry_index; that entry lists the item with the same
-     sha256; the proof leads to the checkpoint's root.
+     sha256; the proof leads to the checkpoint's root and holds nothing else.
   6. Contents: the log entry that made this bundle, named by Casebuilder-Bundle-Entry in
-     bag-info.txt, is a "bundle" entry covered by the checkpoint, its recorded output is this
-     bundle's folder name (without .zip for a zipped bundle), and it lists exactly the items in
-     data/items/, each with the same sha256, sha512, size and role: an item removed from the
+     bag-info.txt, is a "bundle" entry covered by the checkpoint, and it lists exactly the items
+     in data/items/, each with the same sha256, sha512, size and role: an item removed from the
      bundle, or added to it afterwards, is found even when the manifests and Payload-Oxum were
      rewritten to match. (Another bundle may have been made while this one was being written,
-     so its entry is not necessarily the last "bundle" entry of the log.)
+     so its entry is not necessarily the last "bundle" entry of the log.) The folder's name is
+     not checked: an exhibit may be renamed.
+     Files (format 2): the entry also lists every item's stored file and item.json and the tag
+     files, with SHA-256 and size. Every file under data/ must be one of those, with the listed
+     hash, or one of the files the other checks verify in full (the custody log, checkpoints,
+     key and time-stamp token, one inclusion proof per listed item): anything else is named as
+     added. The entry signs the bag-info.txt fields that describe the case (its name among
+     them); bag-info.txt must hold those, with those values, and besides them only
+     Payload-Oxum, Casebuilder-Bundle-Entry and the checkpoint's size, root and key digest,
+     which must be checkpoint.json's. The entry states how many checkpoints came before it: a
+     bundle carries the log up to the first checkpoint that signs its entry, so
+     checkpoints.jsonl holds exactly that many earlier lines, then that checkpoint.
+     Files (format 1): each file must have its place in the bundle's layout.
   7. History: every origin in item.json is the receipt ("ingest" entry) it names: same item
      and sha256, received_at is the entry's time, the same actor, name, source path, relation,
      parent, sidecar, file time and collection digest; every receipt of the item in the log is
      among its origins; derived_from is the "derive" entry it names; role is what the item's
      first entry made it; format, parse results and the metadata digest are those of the
-     item's last "parse" entry.
+     item's last "parse" entry (format 2: of those before the bundle's own entry, when the
+     item.json was written).
+  8. With --against: the bundle with the shorter signed log is the earlier; the later one
+     must extend it: the same case, the earlier log's lines byte for byte at the start of the
+     later log, an RFC 9162 consistency proof from the earlier signed root to the later one,
+     the earlier checkpoints at the start of the later ones, the same key or rotations the
+     earlier key approved, and the same hashes for every item both hold. This is what exposes
+     an insider who rewrote, re-dated and re-signed a whole case after an earlier bundle left.
 
 What it cannot check: the CMS signature of an RFC 3161 time-stamp token. It checks the token's
-message imprint and that checkpoint.tsr is the same token, and prints the openssl command that
-verifies the token against the time-stamp authority's certificate.
+message imprint, its genTime against the checkpoint's time and that checkpoint.tsr is the same
+token, and prints the openssl command that verifies the token against the time-stamp
+authority's certificate.
 """
 
 from __future__ import annotations
@@ -1292,6 +1320,7 @@ def check_earlier_checkpoints(bag: Bag, log: CustodyLog | None, keys: KeySchedul
                     "its last line is not the checkpoint of checkpoint.json: the bundle "
                     "carries every checkpoint up to its own, its own being the last")
     sequence = history + ([latest] if latest is not None and not repeats_last(history, latest)
+                          and not (history and history[-1].tree_size == latest.tree_size)
                           else [])
     check_never_backwards(sequence, report)
     if log is not None:
@@ -1339,7 +1368,7 @@ def repeats_last(history: list[Checkpoint], latest: Checkpoint) -> bool:
     if not history:
         return False
     last = history[-1].fields
-    return all(last.get(name) == latest.fields.get(name) for name in (*SIGNED_FIELDS, "signature"))
+    return all(last.get(name) == latest.fields.get(name) for name in CHECKPOINT_FIELDS)
 
 
 def check_prefix_roots(history: list[Checkpoint], log: CustodyLog, report: Report) -> None:
