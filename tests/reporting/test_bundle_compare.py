@@ -321,3 +321,18 @@ def test_a_zip_holding_two_folders_is_refused(made, tmp_path):
         zf.writestr("b/bagit.txt", "x")
     code, output = compare(made["early"], tmp_path / "two.zip")
     assert code == 2 and "should hold one bundle folder" in output
+
+
+def test_the_manual_log_comparison_in_verify_md(made, forged):
+    """Section 5.8: the earlier log is, byte for byte, the start of the later one."""
+    guide = (made["late"] / "VERIFY.md").read_text(encoding="utf-8")
+    command = next(line for line in guide.splitlines() if line.startswith("head -c"))
+    command = command.replace("../EARLIER", str(made["early"]))
+
+    def run(bag: Path) -> subprocess.CompletedProcess:
+        return subprocess.run(["bash", "-c", command], cwd=bag, capture_output=True, text=True,
+                              check=False, env={"PATH": "/usr/bin:/bin"})
+
+    done = run(made["late"])
+    assert done.returncode == 0 and done.stdout == "", done.stdout + done.stderr
+    assert run(forged).returncode != 0

@@ -13,6 +13,7 @@ from __future__ import annotations
 import base64
 import json
 import shutil
+import subprocess
 from collections.abc import Callable
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
@@ -279,3 +280,28 @@ def test_a_token_stamped_days_after_its_checkpoint_fails(tmp_path, local_tsa):
     assert "[timestamp] checkpoints.jsonl line 1: the token's genTime" in output
     code, output = verify(bundle, "--timestamp-window", "96")
     assert code == 0, output
+
+
+def guide_command(bag: Path, prefix: str) -> str:
+    """A command line of VERIFY.md's code blocks, as shipped in the bundle."""
+    return next(line for line in (bag / "VERIFY.md").read_text(encoding="utf-8").splitlines()
+                if line.startswith(prefix))
+
+
+def test_the_manual_files_check_in_verify_md(bag):
+    """Section 5.7: the one-liner comparing data/ with the bundle entry's list of files."""
+    command = guide_command(bag, 'python3 -c "import json,os,hashlib;')
+
+    def run() -> str:
+        done = subprocess.run(["bash", "-c", command], cwd=bag, capture_output=True, text=True,
+                              check=False, env={"PATH": "/usr/bin:/bin"})
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    assert "not listed: none\nmissing or different: none\n" in run()
+    (bag / "data/items/2/photo.jpg").write_bytes(b"planted")
+    with (bag / "data/items/3/item.json").open("a") as item:
+        item.write(" ")
+    output = run()
+    assert "not listed: ['data/items/2/photo.jpg']" in output
+    assert "missing or different: ['data/items/3/item.json']" in output
