@@ -29,7 +29,7 @@ from casebuilder.errors import CasebuilderError
 @click.pass_context
 def bundle_group(ctx: click.Context, out: Path | None, items: tuple[int, ...]) -> None:
     """Write a BagIt court bundle that an expert can verify without casebuilder
-    (``bundle -o OUT``), or compare two bundles (``bundle compare A B``)."""
+    ('bundle -o OUT'), or compare two bundles of the case ('bundle compare A B')."""
     if ctx.invoked_subcommand is not None:
         if out is not None or items:
             raise click.UsageError("-o and --item belong to writing a bundle, not to a subcommand")

@@ -1891,14 +1891,15 @@ def find_own_entry(info: dict[str, list[str]], log: CustodyLog | None,
                     f"{shown(str(entry.get('action')))!r}: not a 'bundle' entry, so not the "
                     "entry that made this bundle")
         return None
-    version = entry_details(entry).get("bundle_format", 1)
-    if not is_count(version) or version not in KNOWN_BUNDLE_FORMATS:
+    stated = entry_details(entry).get("bundle_format", 1)
+    version = as_count(stated)
+    if version is None or version not in KNOWN_BUNDLE_FORMATS:
         report.fail("contents", where,
-                    f"names {entry_place(index)}, written in bundle format {version!r}, which "
+                    f"names {entry_place(index)}, written in bundle format {stated!r}, which "
                     f"this script does not know (it knows {KNOWN_BUNDLE_FORMATS}): get the "
                     "verify_bundle.py of the casebuilder version that wrote it")
         return None
-    own = OwnEntry(index, entry, int(str(version)))
+    own = OwnEntry(index, entry, version)
     output = own.details.get("output")
     if isinstance(output, str):
         report.note(f"this bundle was written as {output!r} ({own.place}, format "
