@@ -41,7 +41,6 @@ from sqlalchemy.orm import Session
 
 from casebuilder.errors import CustodyLogError, SigningError
 from casebuilder.preservation.canonical import canonical_bytes
-from casebuilder.preservation.custody import case_lock
 from casebuilder.preservation.keys import (
     CaseSigner,
     create_signing_key,
@@ -238,18 +237,19 @@ class RotationOutcome:
 def rotate_key(case: Case, reason: str) -> RotationOutcome:
     """Give the case a new signing key, approved by the old one, and sign the log with it.
 
-    The new key is staged beside the old one, the rotation entry is committed, and the
-    checkpoint that follows (like any checkpoint, see Case._sign) puts the key the log names in
-    place before it signs; so a crash between any two steps leaves either no rotation or one
-    that the next checkpoint completes."""
+    The new key is staged beside the old one and the rotation entry committed, under the case
+    lock; the checkpoint that follows (like any checkpoint, see Case._sign) puts the key the
+    log names in place before it signs. So a crash between any two steps leaves either no
+    rotation or one that the next checkpoint completes."""
     if not reason.strip():
         raise SigningError("a key rotation needs a reason (it is logged)")
     staged = next_key_path(case.paths)
-    with case_lock(case.paths.lock), case.session() as session:
-        finish_interrupted_rotation(case.paths, last_rotation_digest(session))
-    new = create_signing_key(staged, staged.with_suffix(".public.pem"))
-    old = case.signer
     with case.transaction() as tx:
+        # Under the case lock no other rotation is half-way, so a staged key found now was
+        # left by one that stopped: finished if its entry was committed, else dropped.
+        finish_interrupted_rotation(case.paths, last_rotation_digest(tx.session))
+        old = case.signer = load_signing_key(case.paths.signing_key)
+        new = create_signing_key(staged, staged.with_suffix(".public.pem"))
         seq = tx.record(ROTATION_ACTION, details=rotation_details(case.case_id, old, new, reason))
     case.checkpoint()
     if case.signer.key_id != new.key_id:
