@@ -17,6 +17,7 @@ import json
 import shutil
 import subprocess
 import sys
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import ModuleType
 
@@ -78,8 +79,17 @@ ITEMS = {
 }
 
 
-def time_of(seq: int) -> str:
-    return f"2026-11-29T10:00:{seq:02d}.000000Z"
+# The log is dated an hour ago, so that a real time-stamp token made during the test is
+# within the window the checker allows after its checkpoint's time.
+BASE_TIME = datetime.now(UTC).replace(second=0, microsecond=0) - timedelta(hours=1)
+
+
+def utc(moment: datetime) -> str:
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.%fZ")
+
+
+def time_of(seq: float) -> str:
+    return utc(BASE_TIME + timedelta(seconds=seq))
 
 
 def item_record(item_id: int, role: str = "original") -> dict:
@@ -174,15 +184,58 @@ def write_json(path: Path, value, pretty: bool = True) -> None:
     path.write_text(text + "\n", encoding="utf-8")
 
 
-def write_payload(root: Path, key: Ed25519PrivateKey) -> None:
+BAGIT_TXT = b"BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n"
+BUNDLE_ENTRY = 5
+
+
+def signed_bag_info() -> dict[str, str]:
+    return {"Bagging-Date": BASE_TIME.strftime("%Y-%m-%d"),
+            "Bag-Software-Agent": "casebuilder 0.1.0 (hand-built test bundle)",
+            "Casebuilder-Case-Id": CASE_ID}
+
+
+def listed(path: str, data: bytes) -> dict:
+    return {"path": path, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+
+
+def item_json(entries: list[dict], item_id: int) -> bytes:
+    name, data = ITEMS[item_id]
+    record = {
+        "id": item_id, "file": name, "size": len(data),
+        "sha256": hashlib.sha256(data).hexdigest(), "sha512": hashlib.sha512(data).hexdigest(),
+        "media_type": "application/octet-stream",
+        "metadata": {"duration_seconds": 1.5},  # item.json may hold floats
+        "entries": [e["seq"] for e in entries if any(r["id"] == item_id for r in e["items"])],
+        **item_history(entries, item_id),
+    }
+    return (json.dumps(record, indent=2, ensure_ascii=False) + "\n").encode()
+
+
+def sign_bundle_entry(entries: list[dict], records: dict[int, bytes]) -> None:
+    """Format 2: the bundle entry lists every file known before its checkpoint (each item's
+    file and item.json, the tag files), the bag-info fields and the checkpoints before it."""
+    files = []
+    for item_id, (name, data) in ITEMS.items():
+        files += [listed(f"data/items/{item_id}/{name}", data),
+                  listed(f"data/items/{item_id}/item.json", records[item_id])]
+    entries[BUNDLE_ENTRY]["details"].update(
+        bundle_format=2, checkpoints_before=1, bag_info=signed_bag_info(), files=files,
+        tag_files=[listed("bagit.txt", BAGIT_TXT), listed("VERIFY.md", GUIDE.read_bytes()),
+                   listed("verify_bundle.py", SCRIPT.read_bytes())])
+
+
+def write_payload(root: Path, key: Ed25519PrivateKey, version: int = 2) -> None:
     entries = log_entries()
+    records = {item_id: item_json(entries, item_id) for item_id in ITEMS}
+    if version >= 2:
+        sign_bundle_entry(entries, records)
     lines = [canonical(e) for e in entries]
     custody = root / "data" / "custody"
     custody.mkdir(parents=True)
     (custody / "log.jsonl").write_bytes(b"".join(line + b"\n" for line in lines))
     tree = MerkleTree([leaf_hash(line) for line in lines])
-    early = make_checkpoint(key, tree.root(3), 3, "2026-11-29T10:00:02.500000Z")
-    latest = make_checkpoint(key, tree.root(len(lines)), len(lines), "2026-11-29T10:01:00.000000Z")
+    early = make_checkpoint(key, tree.root(3), 3, time_of(2.5))
+    latest = make_checkpoint(key, tree.root(len(lines)), len(lines), time_of(60))
     write_json(custody / "checkpoint.json", latest)
     history = canonical(early) + b"\n" + canonical(latest) + b"\n"
     (custody / "checkpoints.jsonl").write_bytes(history)
@@ -191,15 +244,8 @@ def write_payload(root: Path, key: Ed25519PrivateKey) -> None:
         folder = root / "data" / "items" / str(item_id)
         folder.mkdir(parents=True)
         (folder / name).write_bytes(data)
+        (folder / "item.json").write_bytes(records[item_id])
         index = first_entry_for(entries, item_id)
-        write_json(folder / "item.json", {
-            "id": item_id, "file": name, "size": len(data),
-            "sha256": hashlib.sha256(data).hexdigest(), "sha512": hashlib.sha512(data).hexdigest(),
-            "media_type": "application/octet-stream",
-            "metadata": {"duration_seconds": 1.5},  # item.json may hold floats
-            "entries": [e["seq"] for e in entries if any(r["id"] == item_id for r in e["items"])],
-            **item_history(entries, item_id),
-        })
         write_json(root / "data" / "proofs" / f"{item_id}.json", {
             "item": item_id,
             "sha256": hashlib.sha256(data).hexdigest(),
@@ -224,17 +270,26 @@ def write_manifest(root: Path, name: str, algorithm: str, paths: list[str]) -> N
     (root / name).write_text("".join(lines), encoding="utf-8")
 
 
+def checkpoint_bag_info(root: Path) -> str:
+    """The bag-info.txt lines that repeat checkpoint.json (none if it cannot be read)."""
+    try:
+        checkpoint = json.loads((root / CUSTODY / "checkpoint.json").read_text(encoding="utf-8"))
+        return (f"Casebuilder-Checkpoint-Size: {checkpoint['tree_size']}\n"
+                f"Casebuilder-Checkpoint-Root: {checkpoint['root']}\n"
+                f"Casebuilder-Public-Key-SHA256: {checkpoint['public_key_sha256']}\n")
+    except (ValueError, KeyError, TypeError, OSError):
+        return ""
+
+
 def rebag(root: Path) -> None:
     """(Re)write bag-info.txt and every manifest for what is on disk now, as a forger would."""
     payload = sorted(p.relative_to(root).as_posix() for p in (root / "data").rglob("*")
                      if p.is_file())
     octets = sum((root / p).stat().st_size for p in payload)
     (root / "bag-info.txt").write_text(
-        "Bagging-Date: 2026-11-29\n"
-        f"Payload-Oxum: {octets}.{len(payload)}\n"
-        "Bag-Software-Agent: casebuilder 0.1.0 (hand-built test bundle)\n"
-        f"Casebuilder-Case-Id: {CASE_ID}\n"
-        "Casebuilder-Bundle-Entry: 5\n",
+        "".join(f"{label}: {value}\n" for label, value in signed_bag_info().items())
+        + f"Payload-Oxum: {octets}.{len(payload)}\n"
+        f"Casebuilder-Bundle-Entry: {BUNDLE_ENTRY}\n" + checkpoint_bag_info(root),
         encoding="utf-8",
     )
     for algorithm in ("sha256", "sha512"):
@@ -245,14 +300,12 @@ def rebag(root: Path) -> None:
         write_manifest(root, f"tagmanifest-{algorithm}.txt", algorithm, tags)
 
 
-def build_bundle(root: Path, key: Ed25519PrivateKey | None = None) -> Path:
+def build_bundle(root: Path, key: Ed25519PrivateKey | None = None, version: int = 2) -> Path:
     root.mkdir(parents=True, exist_ok=True)
-    (root / "bagit.txt").write_text(
-        "BagIt-Version: 1.0\nTag-File-Character-Encoding: UTF-8\n", encoding="utf-8"
-    )
+    (root / "bagit.txt").write_bytes(BAGIT_TXT)
     shutil.copyfile(SCRIPT, root / "verify_bundle.py")
     shutil.copyfile(GUIDE, root / "VERIFY.md")
-    write_payload(root, key or case_key())
+    write_payload(root, key or case_key(), version)
     rebag(root)
     return root
 
@@ -295,20 +348,51 @@ def test_an_intact_bundle_passes(bundle: Path) -> None:
     assert "proofs              4 of 4" in output
 
 
+def test_a_format_1_bundle_still_passes_and_says_what_it_lacks(tmp_path: Path) -> None:
+    """Bundles written before the bundle entry listed files (format 1) are still checked."""
+    bundle = build_bundle(tmp_path / "OLD", version=1)
+    code, output = verify(bundle)
+    assert code == 0, output
+    assert "this is a format 1 bundle" in output
+    assert "a deleted line of checkpoints.jsonl other than the last cannot be detected" in output
+    assert "(format 1: the entry lists no files)" in output
+
+
+def test_a_file_added_to_a_format_1_bundle_is_caught_by_the_layout(tmp_path: Path) -> None:
+    bundle = build_bundle(tmp_path / "OLD", version=1)
+    for planted in ("data/items/3/planted.jpg", "data/custody/notes.txt", "data/summary.txt"):
+        (bundle / planted).write_bytes(b"not part of the evidence")
+    rebag(bundle)
+    code, output = verify(bundle)
+    assert code == 1, output
+    for planted in ("data/items/3/planted.jpg", "data/custody/notes.txt", "data/summary.txt"):
+        assert f"[files] {planted}: is in data/ but has no place in the bundle's layout" in output
+
+
+def test_an_unknown_bundle_format_is_refused(tmp_path: Path, monkeypatch) -> None:
+    real = sign_bundle_entry
+
+    def future(entries: list[dict], records: dict[int, bytes]) -> None:
+        real(entries, records)
+        entries[BUNDLE_ENTRY]["details"]["bundle_format"] = 3
+
+    monkeypatch.setitem(globals(), "sign_bundle_entry", future)
+    code, output = verify(build_bundle(tmp_path / "NEW"))
+    assert code == 1, output
+    assert "written in bundle format 3, which this script does not know" in output
+
+
 def test_the_hand_built_bundle_is_a_valid_bag_for_bagit_python(bundle: Path) -> None:
     bagit = pytest.importorskip("bagit")
     bagit.Bag(str(bundle)).validate()
 
 
-def test_percent_encoded_file_names_in_manifests_are_decoded(bundle: Path) -> None:
+def test_percent_encoded_file_names_in_manifests_are_decoded(tmp_path: Path,
+                                                             monkeypatch) -> None:
     """RFC 8493 writes %, CR and LF in manifest paths as %25, %0D and %0A."""
-    folder = bundle / "data/items/2"
     odd_name = "100%25 sure\nsecond line.txt"  # a literal "%25" and a line break
-    (folder / "témoignage A.txt").rename(folder / odd_name)
-    item = json.loads((folder / "item.json").read_text(encoding="utf-8"))
-    item["file"] = odd_name
-    write_json(folder / "item.json", item)
-    rebag(bundle)
+    monkeypatch.setitem(ITEMS, 2, (odd_name, ITEMS[2][1]))
+    bundle = build_bundle(tmp_path / "OUT")
     assert "100%2525 sure%0Asecond line.txt" in (bundle / "manifest-sha256.txt").read_text()
     code, output = verify(bundle)
     assert code == 0, output
@@ -498,7 +582,7 @@ TAMPERS = {
         ["data/custody/log.jsonl: sha256 in manifest-sha256.txt is"],
         ["log.jsonl line 4 (entry 3): seq is 4, expected 3",
          "log.jsonl line 5 (entry 4): seq is 3, expected 4",
-         "log.jsonl line 5 (entry 4): time 2026-11-29T10:00:03.000000Z is earlier",
+         f"log.jsonl line 5 (entry 4): time {time_of(3)} is earlier",
          "but the Merkle root of the 6 log lines is"],
     ),
     "append a log line": (
@@ -549,7 +633,8 @@ TAMPERS = {
         ["data/items/3/planted.jpg: is in data/ but not listed in manifest-sha256.txt",
          "data/items/3/planted.jpg: is in data/ but not listed in manifest-sha512.txt",
          "bag-info.txt: Payload-Oxum says"],
-        None,  # listed in re-written manifests, an extra file is just another payload file
+        ["[files] data/items/3/planted.jpg: is in data/ but is not listed in log.jsonl line 6 "
+         "(entry 5), the signed entry that made this bundle"],
     ),
     "change a manifest hash": (
         change_manifest_hash,
@@ -781,6 +866,24 @@ def test_merkle_roots_and_proofs_agree_with_casebuilder() -> None:
     assert vb.leaf_hash(b"x") == hashlib.sha256(b"\x00x").digest()
 
 
+def test_consistency_proofs_agree_with_casebuilder() -> None:
+    """The script's RFC 9162 consistency proofs (for --against) against casebuilder's."""
+    leaves = [leaf_hash(f"entry {i}".encode()) for i in range(33)]
+    tree = MerkleTree(leaves)
+    for new in range(len(leaves) + 1):
+        for old in range(new + 1):
+            proof = vb.consistency_proof(leaves[:new], old)
+            assert proof == tree.consistency_proof(old, new), (old, new)
+            assert vb.verify_consistency(old, new, tree.root(old), tree.root(new), proof)
+            if 0 < old < new:
+                other = bytes([tree.root(old)[0] ^ 1]) + tree.root(old)[1:]
+                assert not vb.verify_consistency(old, new, other, tree.root(new), proof)
+                assert not vb.verify_consistency(old, new, tree.root(old), other, proof)
+                if proof:
+                    assert not vb.verify_consistency(old, new, tree.root(old), tree.root(new),
+                                                     proof[:-1])
+
+
 def test_manifest_paths_are_percent_decoded_once() -> None:
     assert vb.decode_manifest_path("data/a%0Ab%0dc%25d") == "data/a\nb\rc%d"
     assert vb.decode_manifest_path("data/100%250A") == "data/100%0A"
@@ -857,7 +960,14 @@ def signed_message(bundle: Path) -> bytes:
 
 
 def add_timestamp(bundle: Path, token: bytes, write_tsr: bool = True) -> None:
+    """The token in checkpoint.json and in its line of checkpoints.jsonl, as casebuilder
+    writes both."""
     edit_checkpoint(bundle, lambda c: c.update(timestamp_token=base64.b64encode(token).decode()))
+    history = bundle / CUSTODY / "checkpoints.jsonl"
+    lines = history.read_bytes().splitlines()
+    last = json.loads(lines[-1])
+    last["timestamp_token"] = base64.b64encode(token).decode()
+    history.write_bytes(b"".join(line + b"\n" for line in [*lines[:-1], canonical(last)]))
     if write_tsr:
         (bundle / CUSTODY / "checkpoint.tsr").write_bytes(token)
     rebag(bundle)
@@ -892,6 +1002,18 @@ def test_a_timestamp_of_something_else_or_a_mismatched_tsr_fails(
     assert code == 1
     assert f"timestamp_token time-stamps {'11' * 32}, not the SHA-256 of the signed" in output
     assert "checkpoint.tsr: is not the same token as checkpoint.json's timestamp_token" in output
+
+
+def test_a_token_stripped_from_checkpoint_json_alone_is_caught(bundle: Path,
+                                                               tmp_path: Path) -> None:
+    digest = hashlib.sha256(signed_message(bundle)).hexdigest()
+    add_timestamp(bundle, make_timestamp_token(tmp_path / "tsa", digest))
+    edit_checkpoint(bundle, lambda c: c.pop("timestamp_token"))
+    (bundle / CUSTODY / "checkpoint.tsr").unlink()
+    rebag(bundle)
+    code, output = verify(bundle)
+    assert code == 1, output
+    assert "its last line is not the checkpoint of checkpoint.json" in output
 
 
 def test_a_missing_tsr_is_reported(bundle: Path, tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""Commands of the evidence locker: ingest, verify, bundle, items, show, log."""
+"""Commands of the evidence locker: ingest, verify, items, show, log (bundles: bundles.py)."""
 
 from __future__ import annotations
 
@@ -144,11 +144,26 @@ def ingest_command(
               path_type=Path), default=None,
               help="Check every signature with this public key (PEM), obtained apart from the "
               "case home. Only the public key is ever needed to verify.")
+@click.option(
+    "--against",
+    type=click.Path(exists=True, path_type=Path),
+    help="Also check that the case extends this bundle issued earlier (folder or .zip).",
+)
 @click.pass_obj
-def verify_command(state: CliState, as_json: bool, public_key: Path | None) -> None:
+def verify_command(state: CliState, as_json: bool, public_key: Path | None,
+                   against: Path | None) -> None:
     """Re-hash every stored file and check the custody log, checkpoints and database."""
+    from casebuilder.reporting.bundle_compare import (
+        add_comparison,
+        compare_case_with_bundle,
+        read_bundle,
+    )
+
+    earlier = read_bundle(against) if against is not None else None  # unreadable: exit 2
     with opened_case(state, create=False) as case:
         report = verify_case(case, trusted_key=public_key.read_bytes() if public_key else None)
+        if earlier is not None:
+            add_comparison(report, compare_case_with_bundle(case, earlier))
         logged = record_verification(case, report)
     if as_json:
         click.echo(
@@ -171,41 +186,6 @@ def verify_command(state: CliState, as_json: bool, public_key: Path | None) -> N
         if not logged and report.not_logged:
             click.echo(report.not_logged[0].upper() + report.not_logged[1:] + ".")
     sys.exit(0 if report.ok else 1)
-
-
-@cli.command("bundle")
-@click.option(
-    "-o",
-    "--output",
-    "out",
-    required=True,
-    type=click.Path(path_type=Path),
-    help="Directory to create, or a file ending in .zip.",
-)
-@click.option(
-    "--item",
-    "items",
-    multiple=True,
-    type=int,
-    help="Only these items (repeatable); default: every item in the case.",
-)
-@click.pass_obj
-def bundle_command(state: CliState, out: Path, items: tuple[int, ...]) -> None:
-    """Write a BagIt court bundle that an expert can verify without casebuilder."""
-    from casebuilder.reporting.bundle import write_bundle
-
-    with opened_case(state, create=False) as case:
-        summary = write_bundle(case, out, item_ids=list(items) or None)
-    click.echo(
-        f"Bundle written to {summary.path}: {summary.items} items, "
-        f"{summary.payload_files} payload files ({summary.payload_bytes} bytes)."
-    )
-    click.echo(
-        f"It carries the custody log to entry {summary.tree_size - 1} under signed root "
-        f"{summary.root[:16]}…"
-    )
-    where = summary.path if summary.path.suffix != ".zip" else "the unzipped folder"
-    click.echo(f"Check it with: bagit.py --validate {where}  and  python3 {where}/verify_bundle.py")
 
 
 @cli.command("items")

@@ -82,9 +82,18 @@ def init(state: CliState, name: str, investigator: str) -> None:
 
 
 # Command modules register themselves on `cli` when imported.
-from casebuilder.cli import demo, extraction, incidents, locker, recovery, texts  # noqa: E402
+from casebuilder.cli import (  # noqa: E402
+    bundles,
+    demo,
+    extraction,
+    incidents,
+    keys,
+    locker,
+    recovery,
+    texts,
+)
 
-del demo, extraction, incidents, locker, recovery, texts
+del bundles, demo, extraction, incidents, keys, locker, recovery, texts
 
 
 def main(argv: list[str] | None = None) -> None:

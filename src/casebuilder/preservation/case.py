@@ -70,6 +70,7 @@ from casebuilder.preservation.keys import (
 )
 from casebuilder.preservation.merkle import MerkleTree
 from casebuilder.preservation.objects import ObjectStore
+from casebuilder.preservation.rotation import finish_interrupted_rotation, last_rotation_digest
 from casebuilder.store.database import ensure_schema, make_engine, session_factory, sqlite_url
 from casebuilder.store.home import CaseConfig, CasePaths, read_config, write_config
 from casebuilder.store.schema import CaseInfo, Checkpoint, CustodyEvent, LogState
@@ -127,9 +128,34 @@ class Case:
             self._signer = signer
         return self._signer
 
+    @signer.setter
+    def signer(self, signer: CaseSigner) -> None:
+        """A key rotation hands the case a new key (rotation.py)."""
+        self._signer = signer
+        self.public_key = signer.public_key
+
     @property
     def sealer(self) -> LogSealer:
-        return LogSealer(self.paths.seal, self.case_id, self.public_key, lambda: self.signer)
+        return LogSealer(self.paths.seal, self.case_id, self.public_key, lambda: self.signer,
+                         self._rotated_keys)
+
+    def _rotated_keys(self) -> tuple[Ed25519PublicKey, ...]:
+        """Every key a logged key rotation names, old or new; their approval is verify's to
+        check (rotation.py)."""
+        from casebuilder.preservation.rotation import ROTATION_ACTION
+
+        keys: list[Ed25519PublicKey] = []
+        with self.sessions() as session:
+            for text in session.execute(select(CustodyEvent.entry).where(
+                    CustodyEvent.action == ROTATION_ACTION)).scalars():
+                details = json.loads(text).get("details", {})
+                for field_name in ("old_public_key", "new_public_key"):
+                    try:
+                        raw = base64.b64decode(str(details.get(field_name, "")), validate=True)
+                        keys.append(Ed25519PublicKey.from_public_bytes(raw))
+                    except ValueError:
+                        continue
+        return tuple(keys)
 
     def transaction(self) -> AbstractContextManager[CaseTransaction]:
         """A unit of work whose rows and custody entries land together or not at all.
@@ -195,12 +221,19 @@ class Case:
                     f"{problem}. Nothing was signed; run 'casebuilder verify', and "
                     "'casebuilder recover --reason ...' once an investigator has looked"
                 )
+            self._take_key_in_force(session)
             tree = MerkleTree(self._leaves(session))
             root = tree.root(state.tree_size)
-            # Never earlier than what it signs, nor than the checkpoint before it: verify
-            # checks both, so a clock stepped back between entry and checkpoint is carried.
-            time = max(format_utc(self.clock()), last_entry_time(session, self.clock),
-                       last.time if last is not None else "")
+            # A checkpoint is never dated before the entries it signs nor before the
+            # checkpoint before it, even if the clock stepped back: verify holds every entry's
+            # time to be no later than the first checkpoint that covers it.
+            time = max(
+                format_utc(self.clock()),
+                last.time if last is not None else "",
+                # a checkpoint only dates itself after what it signs; refusing a forward-dated
+                # entry is the next writer's job (custody.last_entry_time)
+                last_entry_time(session, self.clock, refuse_future=False),
+            )
             signed, problem = sign_checkpoint(
                 self.signer,
                 case_id=self.case_id,
@@ -228,6 +261,22 @@ class Case:
                 os.truncate(self.paths.checkpoints, before)
                 raise
             return CheckpointOutcome(signed, problem)
+
+    def _take_key_in_force(self, session: Session) -> None:
+        """Sign with the key the log's last rotation names (the caller holds the case lock):
+        another process may have rotated the key since this one loaded it, or a rotation may
+        have stopped before putting its key in place (rotation.py)."""
+        named = last_rotation_digest(session)
+        if named is None or named == self.signer.key_id:
+            return
+        finish_interrupted_rotation(self.paths, named)
+        self.signer = load_signing_key(self.paths.signing_key)
+        if self.signer.key_id != named:
+            raise IntegrityError(
+                f"the custody log's last key rotation hands the case to key {named[:16]}…, but "
+                f"the case key is {self.signer.key_id[:16]}…: nothing was signed; the case "
+                "needs an investigator's attention. Run 'casebuilder verify'"
+            )
 
     @staticmethod
     def _leaves(session: Session) -> list[bytes]:

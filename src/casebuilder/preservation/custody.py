@@ -50,6 +50,7 @@ ACTIONS = frozenset(
         "bundle",  # a court bundle was written
         "checkpoint-note",  # reserved for notes about checkpoints (e.g. a failed time-stamp)
         "recover",  # an investigator set aside or adopted entries casebuilder did not seal
+        "key-rotation",  # the case was given a new signing key, approved by the old one
     }
 )
 
@@ -67,6 +68,14 @@ class LogSealer:
     case_id: str
     public_key: Ed25519PublicKey
     signer: Callable[[], CaseSigner]  # loaded when a command first writes, not to read
+    #: the keys a logged key rotation handed the case from or to (read only when needed)
+    rotated_keys: Callable[[], tuple[Ed25519PublicKey, ...]] = tuple
+
+    def genuine(self, seal: Seal) -> bool:
+        """Sealed with the case key, or with a key a logged rotation handed it from (the unit
+        of work that logs a rotation is sealed with the key it retires)."""
+        return seal.verifies(self.public_key, self.case_id) or any(
+            seal.verifies(key, self.case_id) for key in self.rotated_keys())
 
 
 @dataclass(frozen=True)
@@ -100,6 +109,11 @@ class CaseTransaction:
     pending: list[bytes] = field(default_factory=list)
     last_time: str = ""
 
+    @property
+    def next_seq(self) -> int:
+        """The sequence number the next entry recorded in this unit of work will get."""
+        return self.base_size + len(self.pending)
+
     def record(
         self,
         action: str,
@@ -109,7 +123,7 @@ class CaseTransaction:
         """Add one custody entry to this unit of work and return its sequence number."""
         if action not in ACTIONS:
             raise CustodyLogError(f"unknown custody action {action!r}")
-        seq = self.base_size + len(self.pending)
+        seq = self.next_seq
         now = format_utc(self.clock())
         # Never let one command's entries run backwards if the clock steps back mid-command;
         # verification flags any backwards step between commands.
@@ -215,7 +229,7 @@ def command_running(path: Path, own: RunningLock | None = None) -> bool:
             own.hold()
 
 
-def last_entry_time(session: Session, clock: Clock) -> str:
+def last_entry_time(session: Session, clock: Clock, *, refuse_future: bool = True) -> str:
     """The time the last entry states (read from the entry itself, not from the row's ``time``
     column, which nothing signs). Entries never run backwards, so the next command carries a
     slightly later time forward; a last entry far in this clock's future is refused."""
@@ -235,7 +249,7 @@ def last_entry_time(session: Session, clock: Clock) -> str:
     if not isinstance(stated, str):
         raise CustodyLogError("the last custody entry has no time; run 'casebuilder verify'")
     now = clock()
-    if stated > format_utc(now + timedelta(seconds=CLOCK_SKEW_SECONDS)):
+    if refuse_future and stated > format_utc(now + timedelta(seconds=CLOCK_SKEW_SECONDS)):
         raise IntegrityError(
             f"the last custody entry is dated {stated}, after this machine's clock "
             f"({format_utc(now)}): "
@@ -290,7 +304,7 @@ def unsigned_head(session: Session, state: LogState, sealer: LogSealer) -> str |
     root = log_frontier(session, state).root()
     seal = committed_seal(state)
     if seal is not None and seal.tree_size == size and seal.root == root.hex() and \
-            seal.verifies(sealer.public_key, sealer.case_id):
+            sealer.genuine(seal):
         return None
     last = session.execute(
         select(Checkpoint).order_by(Checkpoint.id.desc()).limit(1)
@@ -302,8 +316,7 @@ def unsigned_head(session: Session, state: LogState, sealer: LogSealer) -> str |
         return None
     covered = 0 if last is None else last.tree_size
     what = "no seal" if state.seal is None else (
-        "a seal that does not verify" if seal is None or not seal.verifies(
-            sealer.public_key, sealer.case_id) else
+        "a seal that does not verify" if seal is None or not sealer.genuine(seal) else
         f"a seal over {seal.tree_size} entries")
     return (
         f"custody entries {covered}..{size - 1} are committed but neither the case key's seal "
@@ -464,7 +477,7 @@ def tail_sealed(session: Session, state: LogState, tail: bytes, sealer: LogSeale
         seal = read_seal(sealer.path)
     except CustodyLogError:
         return False
-    if seal is None or not seal.verifies(sealer.public_key, sealer.case_id):
+    if seal is None or not sealer.genuine(seal):
         return False
     frontier = log_frontier(session, state)
     grown = frontier.extended([leaf_hash(line) for line in tail.split(b"\n")[:-1]])

@@ -22,9 +22,13 @@ from cryptography.hazmat.primitives.asymmetric.ed25519 import (
 from casebuilder.errors import SigningError
 
 
+def raw_public_key(key: Ed25519PublicKey) -> bytes:
+    """The 32 bytes of the key, as its digest and rotation entries use them."""
+    return key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
+
+
 def public_key_digest(key: Ed25519PublicKey) -> str:
-    raw = key.public_bytes(serialization.Encoding.Raw, serialization.PublicFormat.Raw)
-    return hashlib.sha256(raw).hexdigest()
+    return hashlib.sha256(raw_public_key(key)).hexdigest()
 
 
 def public_key_pem(key: Ed25519PublicKey) -> bytes:

@@ -35,10 +35,12 @@ import time
 from collections.abc import Callable, Iterable
 from contextlib import ExitStack
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from functools import partial
 from pathlib import Path
 from typing import Any, TypeGuard
 
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from sqlalchemy import select
 
 from casebuilder.errors import (
@@ -48,12 +50,19 @@ from casebuilder.errors import (
     IntegrityError,
     SigningError,
 )
+from casebuilder.model.clock import parse_utc
 from casebuilder.preservation.canonical import json_digest, parse_canonical
 from casebuilder.preservation.case import Case, running_lock_path
-from casebuilder.preservation.checkpoint import SignedCheckpoint
+from casebuilder.preservation.checkpoint import SignedCheckpoint, checkpoint_message
 from casebuilder.preservation.custody import case_lock, command_running
-from casebuilder.preservation.keys import load_public_key, public_key_digest, verify_signature
+from casebuilder.preservation.keys import (
+    load_public_key,
+    public_key_digest,
+    raw_public_key,
+    verify_signature,
+)
 from casebuilder.preservation.merkle import Frontier, MerkleTree, leaf_hash, verify_consistency
+from casebuilder.preservation.rotation import KeySchedule, digest_of
 from casebuilder.preservation.seal import Seal
 from casebuilder.store.schema import (
     AnalystDecision,
@@ -73,6 +82,12 @@ from casebuilder.store.schema import (
 #: How long verify waits, at most, for a command that has committed entries but not yet signed
 #: the checkpoint that covers them (the moment between a unit of work and its checkpoint).
 SETTLE_SECONDS = 2.0
+
+#: A checkpoint's token may state a genTime this much before the checkpoint's own time: the
+#: case's clock and the authority's are never quite the same.
+TIMESTAMP_CLOCK_SKEW = timedelta(minutes=5)
+#: Entries dated after their checkpoint are named one by one up to this many per checkpoint.
+LATE_ENTRIES_SHOWN = 10
 
 #: The columns of an incident mention, as extraction wrote them into its results digest.
 MENTION_FIELDS = (
@@ -495,7 +510,7 @@ def _sealed_tail(case: Case, snap: _Snapshot, lines: list[_LogLine],
         return lines  # a checkpoint signed them: they were committed once, then removed
     frontier = Frontier.of([leaf_hash(line.raw) for line in committed])
     grown = frontier.extended([leaf_hash(line.raw) for line in tail])
-    if not seal.verifies(case.public_key, case.case_id) or (
+    if not _sealed_by_the_case(seal, case, committed) or (
         seal.base_size, seal.base_root, seal.tree_size, seal.root
     ) != (frontier.size, frontier.root().hex(), grown.size, grown.root().hex()):
         return lines
@@ -506,6 +521,17 @@ def _sealed_tail(case: Case, snap: _Snapshot, lines: list[_LogLine],
     )
     snap.log = snap.log[: state.byte_length]
     return committed
+
+
+def _sealed_by_the_case(seal: Seal, case: Case, lines: list[_LogLine]) -> bool:
+    """Signed by the case's key, or by a key the log handed the case from or to in a key
+    rotation (the unit of work that logs a rotation is sealed with the old key)."""
+    if seal.verifies(case.public_key, case.case_id):
+        return True
+    schedule = KeySchedule.from_entries(
+        case.case_id, [(line.index, line.entry) for line in lines if line.entry is not None],
+        raw_public_key(case.public_key))
+    return any(seal.verifies(_key(raw), case.case_id) for raw in schedule.keys)
 
 
 def _line_count(raw: bytes) -> int | None:
@@ -538,7 +564,7 @@ def _check_seal(case: Case, snap: _Snapshot, lines: list[_LogLine],
     disk = _parse_seal(on_disk, "custody/seal.json", report)
     if disk is None:
         return
-    if not disk.verifies(case.public_key, case.case_id):
+    if not _sealed_by_the_case(disk, case, lines):
         report.fail("custody seal", "custody/seal.json is not signed by the case key for "
                     "this case")
         return
@@ -550,7 +576,7 @@ def _check_seal(case: Case, snap: _Snapshot, lines: list[_LogLine],
         state.seal, "the seal the database records", report)
     if committed is None:
         return
-    if not committed.verifies(case.public_key, case.case_id):
+    if not _sealed_by_the_case(committed, case, lines):
         report.fail("custody seal", "the seal the database records is not signed by the "
                     "case key for this case")
         return
@@ -597,7 +623,11 @@ def _checkpoint_lines(snap: _Snapshot, report: VerificationReport) -> list[str]:
 
 
 def _check_checkpoints(
-    case: Case, snap: _Snapshot, lines: list[_LogLine], report: VerificationReport
+    case: Case,
+    snap: _Snapshot,
+    lines: list[_LogLine],
+    report: VerificationReport,
+    timestamp_window: timedelta,
 ) -> None:
     file_lines = _checkpoint_lines(snap, report)
     db_rows = snap.checkpoint_rows
@@ -610,20 +640,17 @@ def _check_checkpoints(
     key_id = public_key_digest(public_key)
     if key_id != case.key_id:
         report.fail("case public key", "does not match the key the case was opened with")
-    if info is not None and info.public_key_sha256 != key_id:
-        report.fail(
-            "case public key",
-            "is not the key this case was created with "
-            f"(database records {info.public_key_sha256[:16]}…)",
-        )
+    schedule = _key_schedule(case, lines, public_key, info, report)
     if len(file_lines) != len(db_rows):
         report.fail(
             "checkpoints",
             f"{len(file_lines)} in checkpoints.jsonl but {len(db_rows)} in the database",
         )
-    for i, (text, row) in enumerate(zip(file_lines, db_rows, strict=False)):
-        if text != row.record:
-            report.fail(f"checkpoint {i}", "differs between checkpoints.jsonl and the database")
+    for i, row in enumerate(db_rows):
+        _check_checkpoint_row(
+            i, row, file_lines[i] if i < len(file_lines) else None, case.case_id,
+            _key(schedule.key_for(row.tree_size)), report,
+        )
     tree = MerkleTree([leaf_hash(line.raw) for line in lines])
     previous: SignedCheckpoint | None = None
     for i, text in enumerate(file_lines):
@@ -635,8 +662,13 @@ def _check_checkpoints(
             continue
         if cp.case_id != case.case_id:
             report.fail(subject, "names another case")
-        if cp.public_key_sha256 != key_id:
-            report.fail(subject, "was signed by another key")
+        in_force = schedule.key_for(cp.tree_size)
+        if cp.public_key_sha256 != digest_of(in_force):
+            report.fail(
+                subject,
+                f"was signed by key {_shown(cp.public_key_sha256[:16])}, but the key in force "
+                f"for its {cp.tree_size} entries is {digest_of(in_force)[:16]}…",
+            )
         try:
             signature = base64.b64decode(cp.signature, validate=True)
         except ValueError:
@@ -645,7 +677,7 @@ def _check_checkpoints(
             message = cp.signed_message()
         except CustodyLogError:
             message = b""
-        if not message or not verify_signature(public_key, signature, message):
+        if not message or not verify_signature(_key(in_force), signature, message):
             report.fail(subject, "its signature does not verify with the case key")
         if cp.tree_size < 0:
             report.fail(subject, f"covers a negative number of entries ({cp.tree_size})")
@@ -662,6 +694,7 @@ def _check_checkpoints(
                 f"its root does not match the first {cp.tree_size} log "
                 "entries: an entry it covers was altered, removed or reordered",
             )
+        _check_entries_not_after(cp, subject, previous, lines, report)
         if previous is not None:
             if cp.tree_size < previous.tree_size or cp.time < previous.time:
                 report.fail(subject, "goes backwards in size or time from the one before it")
@@ -679,7 +712,7 @@ def _check_checkpoints(
                 if not consistent:
                     report.fail(subject, "is not consistent with the checkpoint before it")
         if cp.timestamp_token is not None:
-            _check_timestamp(case, cp, subject, report)
+            _check_timestamp(case, cp, subject, report, timestamp_window)
         previous = cp
     report.counts["checkpoints"] = len(file_lines)
     if previous is None:
@@ -707,8 +740,176 @@ def _check_checkpoints(
             )
 
 
+def _key_schedule(
+    case: Case,
+    lines: list[_LogLine],
+    public_key: Ed25519PublicKey,
+    info: CaseInfo | None,
+    report: VerificationReport,
+) -> KeySchedule:
+    """The keys that sign the log, from its key-rotation entries (rotation.py): the first must
+    be the key the case was created with, each rotation approved by the key before it, and the
+    last the case's public key now."""
+    schedule = KeySchedule.from_entries(
+        case.case_id,
+        [(line.index, line.entry) for line in lines if line.entry is not None],
+        raw_public_key(public_key),
+    )
+    for seq, problem in schedule.problems:
+        report.fail(f"log entry {seq}", f"key rotation: {problem}")
+    first = digest_of(schedule.first)
+    if info is not None and info.public_key_sha256 != first:
+        report.fail(
+            "case public key",
+            f"{'the first key of the log' if schedule.rotations else 'it'} is not the key this "
+            f"case was created with (database records {info.public_key_sha256[:16]}…)",
+        )
+    last = digest_of(schedule.key_for(len(lines)))
+    if schedule.rotations and last != public_key_digest(public_key):
+        report.fail(
+            "case public key",
+            f"is not the key {last[:16]}… that the log's last key rotation (log entry "
+            f"{schedule.rotations[-1].seq}) hands the case to",
+        )
+    return schedule
+
+
+def _key(raw: bytes) -> Ed25519PublicKey:
+    return Ed25519PublicKey.from_public_bytes(raw)
+
+
+#: The columns of a ``checkpoints`` row and the checkpoint field each must equal.
+CHECKPOINT_COLUMNS = (
+    ("tree_size", "tree_size"),
+    ("root", "root"),
+    ("time", "time"),
+    ("public_key_sha256", "public_key_sha256"),
+    ("signature", "signature"),
+    ("timestamp_token", "timestamp_token"),
+)
+
+
+def _check_checkpoint_row(
+    index: int,
+    row: Checkpoint,
+    file_line: str | None,
+    case_id: str,
+    public_key: Ed25519PublicKey,
+    report: VerificationReport,
+) -> None:
+    """A database checkpoint row against its line in checkpoints.jsonl, column by column, and
+    against its own signature.
+
+    Commands read the columns, not the ``record`` text (the time and size of the last
+    checkpoint decide what the next one signs), so an edited column must show even when the
+    ``record`` column was left alone."""
+    subject = f"checkpoint {index}"
+    if file_line is not None and file_line != row.record:
+        report.fail(subject, "differs between checkpoints.jsonl and the database")
+    reference = file_line if file_line is not None else row.record
+    try:
+        recorded: SignedCheckpoint | None = SignedCheckpoint.from_line(reference)
+    except (CustodyLogError, ValueError, RecursionError):
+        recorded = None  # the file line's own check reports it
+    source = "checkpoints.jsonl" if file_line is not None else "its record column"
+    if recorded is not None:
+        for column, name in CHECKPOINT_COLUMNS:
+            stored, expected = getattr(row, column), getattr(recorded, name)
+            if stored != expected:
+                report.fail(
+                    subject,
+                    f"the database's checkpoints.{column} is {_shown_column(column, stored)}, "
+                    f"but {source} has {_shown_column(column, expected)}",
+                )
+    try:
+        message = checkpoint_message(case_id, row.tree_size, row.root, row.time)
+        signature = base64.b64decode(row.signature, validate=True)
+    except (CustodyLogError, ValueError, TypeError):
+        message, signature = b"", b""
+    if not message or not verify_signature(public_key, signature, message):
+        report.fail(
+            subject,
+            "the database row's signature does not verify with the case key over the row's "
+            "own tree_size, root and time",
+        )
+
+
+def _shown_column(column: str, value: Any) -> str:
+    if column == "timestamp_token":  # DER bytes: their length says enough
+        return "none" if value is None else f"a token of {len(value)} bytes"
+    return _shown(value)
+
+
+def _check_entries_not_after(
+    cp: SignedCheckpoint,
+    subject: str,
+    previous: SignedCheckpoint | None,
+    lines: list[_LogLine],
+    report: VerificationReport,
+) -> None:
+    """No entry is dated after the first checkpoint that signs it: a command signs what it
+    has written, so an entry dated later was moved forward, or the checkpoint back-dated."""
+    start = max(previous.tree_size, 0) if previous is not None else 0
+    late = [
+        line
+        for line in lines[start : max(cp.tree_size, 0)]
+        if line.entry is not None
+        and isinstance(line.entry.get("time"), str)
+        and line.entry["time"] > cp.time
+    ]
+    for line in late[:LATE_ENTRIES_SHOWN]:
+        assert line.entry is not None
+        report.fail(
+            f"log entry {line.index}",
+            f"is dated {line.entry['time']}, after {subject} ({cp.time}), the first "
+            "checkpoint that signs it: the entry's time was moved forward or the checkpoint "
+            "was back-dated",
+        )
+    if len(late) > LATE_ENTRIES_SHOWN:
+        report.fail(
+            subject,
+            f"{len(late) - LATE_ENTRIES_SHOWN} more entries it first signs are dated after it",
+        )
+
+
+def _duration(span: timedelta) -> str:
+    """A time span to the second (tokens state whole seconds): '2 days, 23:59:59'."""
+    return str(timedelta(seconds=round(span.total_seconds())))
+
+
+def timestamp_delay_problem(
+    gen_time: datetime, checkpoint_time: datetime, window: timedelta
+) -> str | None:
+    """Why a token's genTime does not fit the checkpoint it stamps, or None when it does.
+
+    A command asks for the token as it signs the checkpoint, so genTime falls just after the
+    checkpoint's time. Before it (beyond the clock-skew allowance) means the case clock ran
+    ahead of the authority's; long after it (beyond ``window``) is what a checkpoint back-dated
+    and stamped later looks like."""
+    delay = gen_time - checkpoint_time
+    if delay < -TIMESTAMP_CLOCK_SKEW:
+        return (
+            f"its time-stamp token's genTime {gen_time.isoformat()} is {_duration(-delay)} "
+            f"before the checkpoint's own time {checkpoint_time.isoformat()} (more than the "
+            f"{TIMESTAMP_CLOCK_SKEW} allowed for clock skew): the checkpoint's time is later "
+            "than when the authority saw it"
+        )
+    if delay > window:
+        return (
+            f"its time-stamp token's genTime {gen_time.isoformat()} is {_duration(delay)} "
+            f"after the checkpoint's own time {checkpoint_time.isoformat()} (more than the "
+            f"{window} allowed): a checkpoint is stamped as it is signed, so this one was "
+            "stamped long after the time it states, as a back-dated checkpoint would be"
+        )
+    return None
+
+
 def _check_timestamp(
-    case: Case, cp: SignedCheckpoint, subject: str, report: VerificationReport
+    case: Case,
+    cp: SignedCheckpoint,
+    subject: str,
+    report: VerificationReport,
+    window: timedelta,
 ) -> None:
     import hashlib
 
@@ -732,6 +933,14 @@ def _check_timestamp(
         report.fail(subject, f"its time-stamp token is not valid: {exc}")
         return
     report.counts["time-stamped checkpoints"] = report.counts.get("time-stamped checkpoints", 0) + 1
+    try:
+        stated = parse_utc(cp.time)
+    except ValueError:
+        report.fail(subject, f"its time {_shown(cp.time)} is not a UTC time")
+        return
+    problem = timestamp_delay_problem(token.gen_time, stated, window)
+    if problem is not None:
+        report.fail(subject, problem)
     if ca_pem is None:
         report.notes.append(
             f"{subject}: time-stamped {token.gen_time.isoformat()} (no CA "
@@ -1360,6 +1569,8 @@ def _check_case_info(
     first = entries.get(0)
     if first is not None and _action(first) == "init":
         _differs(report, "case", "name", info.name, _details(first).get("case_name"), 0)
+        _differs(report, "case", "first key", info.public_key_sha256,
+                 _details(first).get("public_key_sha256"), 0)
 
 
 # -- putting it together ------------------------------------------------------------------------
@@ -1379,13 +1590,18 @@ def verify_case(
     on_item: Callable[[int], None] | None = None,
     settle_seconds: float = SETTLE_SECONDS,
     trusted_key: bytes | None = None,
+    timestamp_window: timedelta | None = None,
 ) -> VerificationReport:
     """Run every check; the report lists every failure found.
 
     ``trusted_key`` is a public key (PEM) the auditor obtained independently of the case home
     (from a bundle, a filing, the investigator): every signature is then checked with it, and a
     case whose own public key differs fails. Without it, the key in the case home is used and
-    checked against the one the case was created with."""
+    checked against the one the case was created with.
+
+    ``timestamp_window`` is how long after a checkpoint's time its token's genTime may be
+    (default: the case's ``[timestamping] window_hours``, 24 unless configured)."""
+    window = timestamp_window or timedelta(hours=case.config.tsa_window_hours)
     report = VerificationReport()
     if trusted_key is not None:
         try:
@@ -1408,7 +1624,9 @@ def verify_case(
     _guarded(report, "custody log", lambda: _check_entries(case, lines, report))
     _guarded(report, "custody log", lambda: _check_against_database(snap, lines, report))
     _guarded(report, "custody seal", lambda: _check_seal(case, snap, lines, report))
-    _guarded(report, "checkpoints", lambda: _check_checkpoints(case, snap, lines, report))
+    _guarded(
+        report, "checkpoints", lambda: _check_checkpoints(case, snap, lines, report, window)
+    )
     _guarded(report, "set-aside files", lambda: _check_set_aside(snap, lines, report))
     report.log_intact = not report.failures
     _guarded(report, "database rows", lambda: _check_records(snap, lines, report))

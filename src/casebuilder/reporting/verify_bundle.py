@@ -4,14 +4,18 @@
 A casebuilder bundle is a BagIt bag (RFC 8493) that holds the evidence files of a case, the
 custody log that records every action taken on them, a signed checkpoint of that log, and one
 inclusion proof per item. This script is a second, independent implementation of every check in
-the bundle format (v1): it imports neither casebuilder nor any third-party package, and it
-computes the Merkle tree (RFC 9162) and verifies the Ed25519 signature (RFC 8032) itself, so
-that an expert can read and audit everything it relies on.
+the bundle format (format 2, and format 1 for bundles written before it): it imports neither
+casebuilder nor any third-party package, and it computes the Merkle tree (RFC 9162) and
+verifies the Ed25519 signatures (RFC 8032) itself, so that an expert can read and audit
+everything it relies on.
 
 How to run it (Python 3.8 or later, no installation needed):
 
     python3 verify_bundle.py               # check the bundle this file is in
     python3 verify_bundle.py BUNDLE_DIR    # check the bundle in BUNDLE_DIR
+    python3 verify_bundle.py BUNDLE_DIR --against OTHER_BUNDLE_DIR
+                                           # ... and compare it with another bundle of the case
+    --timestamp-window HOURS               # how late a time-stamp may be (default 24)
 
 It reports every failure it finds, not just the first, then a summary of what passed.
 Exit status: 0 if every check holds, 1 if any check fails, 2 if the command line is wrong.
@@ -23,30 +27,54 @@ What it checks:
   2. Custody log: every line of data/custody/log.jsonl is canonical JSON, its "seq" equals its
      line index, the case id is the same everywhere, and times never go backwards.
   3. Latest checkpoint: the Merkle root of all log lines equals the root in checkpoint.json and
-     its tree size equals the number of lines; its Ed25519 signature verifies with
-     public_key.pem; public_key_sha256 is the digest of that key.
-  4. Earlier checkpoints (checkpoints.jsonl): each is signed by the same key, each root equals
-     the root of that prefix of the log, and sizes and times never go backwards.
+     its tree size equals the number of lines; its Ed25519 signature verifies with the key in
+     force (public_key.pem, which must be that key: the log's "key-rotation" entries, each
+     approved by the key before it, say which key signs which checkpoints); it holds no field a
+     checkpoint does not have; public_key.pem holds the key's PEM block and nothing else.
+  4. Earlier checkpoints (checkpoints.jsonl): one canonical checkpoint per line, each signed by
+     the key in force for it, each root the root of that prefix of the log, sizes growing and
+     times never going backwards, the last line being checkpoint.json. No log entry is dated
+     after the first checkpoint that signs it; an RFC 3161 token's genTime is not before its
+     checkpoint's time (5 minutes are allowed for clock skew) nor more than the window after it.
   5. Items: item.json's sha256, sha512 and size match the stored file; the inclusion proof's
      leaf hash is the hash of log line entry_index; that entry lists the item with the same
-     sha256; the proof leads to the checkpoint's root.
+     sha256; the proof leads to the checkpoint's root and holds nothing else.
   6. Contents: the log entry that made this bundle, named by Casebuilder-Bundle-Entry in
-     bag-info.txt, is a "bundle" entry covered by the checkpoint, its recorded output is this
-     bundle's folder name (without .zip for a zipped bundle), and it lists exactly the items in
-     data/items/, each with the same sha256, sha512, size and role: an item removed from the
+     bag-info.txt, is a "bundle" entry covered by the checkpoint, and it lists exactly the items
+     in data/items/, each with the same sha256, sha512, size and role: an item removed from the
      bundle, or added to it afterwards, is found even when the manifests and Payload-Oxum were
      rewritten to match. (Another bundle may have been made while this one was being written,
-     so its entry is not necessarily the last "bundle" entry of the log.)
+     so its entry is not necessarily the last "bundle" entry of the log.) The folder's name is
+     not checked: an exhibit may be renamed.
+     Files (format 2): the entry also lists every item's stored file and item.json and the tag
+     files, with SHA-256 and size. Every file under data/ must be one of those, with the listed
+     hash, or one of the files the other checks verify in full (the custody log, checkpoints,
+     key and time-stamp token, one inclusion proof per listed item): anything else is named as
+     added. The entry signs the bag-info.txt fields that describe the case (its name among
+     them); bag-info.txt must hold those, with those values, and besides them only
+     Payload-Oxum, Casebuilder-Bundle-Entry and the checkpoint's size, root and key digest,
+     which must be checkpoint.json's. The entry states how many checkpoints came before it: a
+     bundle carries the log up to the first checkpoint that signs its entry, so
+     checkpoints.jsonl holds exactly that many earlier lines, then that checkpoint.
+     Files (format 1): each file must have its place in the bundle's layout.
   7. History: every origin in item.json is the receipt ("ingest" entry) it names: same item
      and sha256, received_at is the entry's time, the same actor, name, source path, relation,
      parent, sidecar, file time and collection digest; every receipt of the item in the log is
      among its origins; derived_from is the "derive" entry it names; role is what the item's
      first entry made it; format, parse results and the metadata digest are those of the
-     item's last "parse" entry.
+     item's last "parse" entry (format 2: of those before the bundle's own entry, when the
+     item.json was written).
+  8. With --against: the bundle with the shorter signed log is the earlier; the later one
+     must extend it: the same case, the earlier log's lines byte for byte at the start of the
+     later log, an RFC 9162 consistency proof from the earlier signed root to the later one,
+     the earlier checkpoints at the start of the later ones, the same key or rotations the
+     earlier key approved, and the same hashes for every item both hold. This is what exposes
+     an insider who rewrote, re-dated and re-signed a whole case after an earlier bundle left.
 
 What it cannot check: the CMS signature of an RFC 3161 time-stamp token. It checks the token's
-message imprint and that checkpoint.tsr is the same token, and prints the openssl command that
-verifies the token against the time-stamp authority's certificate.
+message imprint, its genTime against the checkpoint's time and that checkpoint.tsr is the same
+token, and prints the openssl command that verifies the token against the time-stamp
+authority's certificate.
 """
 
 from __future__ import annotations
@@ -54,6 +82,7 @@ from __future__ import annotations
 import argparse
 import base64
 import binascii
+import datetime
 import hashlib
 import json
 import posixpath
@@ -70,7 +99,7 @@ if TYPE_CHECKING:
 
 T = TypeVar("T")
 
-FORMAT_NAME = "casebuilder bundle format v1"
+FORMAT_NAME = "casebuilder bundle format 2, or 1"
 CHECKPOINT_TYPE = "casebuilder-checkpoint/v1"
 SIGNED_FIELDS = ("case_id", "root", "time", "tree_size", "type")
 REQUIRED_ALGORITHMS = ("sha256", "sha512")
@@ -398,6 +427,68 @@ def prefix_roots(leaves: Sequence[bytes], sizes: Iterable[int]) -> dict[int, byt
                 root = node_hash(left, root)
             roots[count] = root
     return roots
+
+
+def consistency_proof(leaves: Sequence[bytes], old_size: int) -> list[bytes]:
+    """PROOF(m, D[n]) of RFC 9162 section 2.1.4.1: the hashes that show the tree of the first
+    ``old_size`` leaves is a prefix of the tree of all ``leaves``."""
+    if old_size in (0, len(leaves)):
+        return []
+    return _subproof(leaves, 0, len(leaves), old_size, True)
+
+
+def _subproof(leaves: Sequence[bytes], start: int, end: int, m: int,
+              whole: bool) -> list[bytes]:
+    """SUBPROOF(m, D[start:end], whole) of the RFC; ``whole`` is its flag b: the m leaves
+    are the whole of the old tree, so their own hash need not be given."""
+    n = end - start
+    if m == n:
+        return [] if whole else [_subtree_root(leaves, start, end)]
+    k = largest_power_of_two_below(n)
+    if m <= k:  # the old tree lies in the left subtree; the right one is new
+        return [*_subproof(leaves, start, start + k, m, whole),
+                _subtree_root(leaves, start + k, end)]
+    return [*_subproof(leaves, start + k, end, m - k, False),
+            _subtree_root(leaves, start, start + k)]
+
+
+def verify_consistency(old_size: int, new_size: int, old_root: bytes, new_root: bytes,
+                       proof: Sequence[bytes]) -> bool:
+    """RFC 9162 section 2.1.4.2: does ``proof`` show that the tree with ``new_root`` over
+    ``new_size`` leaves extends the tree with ``old_root`` over its first ``old_size``?
+
+    Walk both trees up at once from the last old leaf: a proof hash on the left enters both
+    roots, one on the right only the new root (it covers leaves the old tree lacks)."""
+    if not 0 <= old_size <= new_size:
+        return False
+    if old_size == new_size:
+        return not proof and old_root == new_root
+    if old_size == 0:
+        return not proof
+    path = list(proof)
+    if old_size & (old_size - 1) == 0:  # a power of two: the old root is a node of the new tree
+        path.insert(0, old_root)
+    if not path:
+        return False
+    fn, sn = old_size - 1, new_size - 1
+    while fn & 1:
+        fn >>= 1
+        sn >>= 1
+    old_hash = new_hash = path[0]
+    for sibling in path[1:]:
+        if sn == 0:
+            return False
+        if fn & 1 or fn == sn:
+            old_hash = node_hash(sibling, old_hash)
+            new_hash = node_hash(sibling, new_hash)
+            while fn and not fn & 1:
+                fn >>= 1
+                sn >>= 1
+        else:
+            new_hash = node_hash(new_hash, sibling)
+        fn >>= 1
+        sn >>= 1
+    return sn == 0 and old_hash == old_root and new_hash == new_root
 
 
 def verify_inclusion(
@@ -801,8 +892,9 @@ def check_payload_oxum(info: dict[str, list[str]], payload: dict[str, int], repo
         )
 
 
-def check_bag(bag: Bag, report: Report) -> dict[str, list[str]]:
-    """Step 1: the BagIt bag itself. Returns bag-info.txt's fields for later steps."""
+def check_bag(bag: Bag, report: Report) -> tuple[dict[str, list[str]], dict[str, int]]:
+    """Step 1: the BagIt bag itself. Returns bag-info.txt's fields and the files under data/
+    (with their sizes) for later steps."""
     check_bagit_txt(bag, report)
     info = read_bag_info(bag, report)
     payload = list_payload_files(bag, report)
@@ -810,7 +902,7 @@ def check_bag(bag: Bag, report: Report) -> dict[str, list[str]]:
     check_payload_manifests(bag, payload_manifests, payload, report)
     check_tag_manifests(bag, tag_manifests, report)
     check_payload_oxum(info, payload, report)
-    return info
+    return info, payload
 
 
 # ---------------------------------------------------------------------------------------------
@@ -924,6 +1016,7 @@ def check_log(bag: Bag, report: Report) -> CustodyLog | None:
 
 class Checkpoint(NamedTuple):
     where: str
+    raw: bytes  # as read from the file
     fields: dict[str, object]
     root: bytes | None  # the root it signs, if well formed
     tree_size: int | None
@@ -943,10 +1036,123 @@ def load_public_key(bag: Bag, report: Report) -> bytes | None:
         report.fail("checkpoint", where, "is missing")
         return None
     try:
-        return public_key_from_pem(path.read_text(encoding="ascii"))
+        key = public_key_from_pem(path.read_text(encoding="ascii"))
     except (ValueError, UnicodeDecodeError) as exc:
         report.fail("checkpoint", where, f"cannot be read: {exc}")
         return None
+    if path.read_bytes() != standard_pem(key):
+        report.fail("checkpoint", where, "holds more than the key's one PEM block in its "
+                                         "standard form: nothing vouches for the other bytes")
+    return key
+
+
+def standard_pem(key: bytes) -> bytes:
+    """The one way casebuilder (and OpenSSL) writes an Ed25519 public key as PEM."""
+    body = base64.b64encode(ED25519_SPKI_PREFIX + key).decode("ascii")
+    return f"-----BEGIN PUBLIC KEY-----\n{body}\n-----END PUBLIC KEY-----\n".encode("ascii")
+
+
+ROTATION_ACTION = "key-rotation"
+ROTATION_TYPE = "casebuilder-key-rotation/v1"
+
+
+class KeySchedule(NamedTuple):
+    """Which key signs the checkpoints over each prefix of the log.
+
+    A case may be given a new key: a "key-rotation" entry carries the old and the new public
+    key and the old key's signature approving the new one. A checkpoint over n entries is
+    signed by the key in force after entries 0..n-1: the first key (the old key of the first
+    rotation, or public_key.pem when the log has none), then each rotation's new key."""
+
+    pem: bytes | None  # public_key.pem's key
+    first: bytes | None
+    rotations: list[tuple[int, bytes]]  # (entry index, the new key from then on)
+
+    def key_for(self, tree_size: int) -> bytes | None:
+        key = self.first
+        for index, new_key in self.rotations:
+            if index < tree_size:
+                key = new_key
+        return key
+
+
+def rotation_statement(case_id: object, old_digest: object, new_key: bytes) -> bytes:
+    """What the old key signs to approve the new one: canonical JSON of five fields."""
+    return canonical_json({
+        "case_id": case_id,
+        "new_public_key": base64.b64encode(new_key).decode("ascii"),
+        "new_public_key_sha256": hashlib.sha256(new_key).hexdigest(),
+        "old_public_key_sha256": old_digest,
+        "type": ROTATION_TYPE,
+    })
+
+
+def read_key_schedule(log: CustodyLog | None, pem: bytes | None,
+                      report: Report) -> KeySchedule:
+    """The key schedule of the log: each rotation must hand on the key in force, approved by
+    its signature; the first key must be the one the log's first ("init") entry names."""
+    rotations = [(index, entry) for index, entry in enumerate(log.entries if log else [])
+                 if entry is not None and entry.get("action") == ROTATION_ACTION]
+    if not rotations:
+        return KeySchedule(pem, pem, [])
+    first = decode_base64(entry_details(rotations[0][1]).get("old_public_key"))
+    in_force, schedule = first, []
+    for index, entry in rotations:
+        new_key = check_rotation(index, entry, in_force, log, report)
+        if new_key is None:
+            break  # which key signs what after a broken rotation is unknown: later ones fail
+        schedule.append((index, new_key))
+        in_force = new_key
+    init = log.entries[0] if log and log.entries else None
+    named = entry_details(init).get("public_key_sha256") if init is not None else None
+    if first is not None and named != hashlib.sha256(first).hexdigest():
+        report.fail("keys", entry_place(0), f"names the case's first key {named!r}, but the "
+                                            "first key rotation starts from another key")
+    return KeySchedule(pem, first, schedule)
+
+
+def check_rotation(index: int, entry: dict[str, object], in_force: bytes | None,
+                   log: CustodyLog | None, report: Report) -> bytes | None:
+    """One rotation entry: its new key if it hands on the key in force with that key's
+    approval, else None (reported)."""
+    where = entry_place(index)
+    details = entry_details(entry)
+    old, new = decode_base64(details.get("old_public_key")), \
+        decode_base64(details.get("new_public_key"))
+    signature = decode_base64(details.get("signature"))
+    if old is None or new is None or len(old) != 32 or len(new) != 32 or signature is None:
+        report.fail("keys", where, "a key rotation without two 32-byte keys and a signature")
+        return None
+    problems = []
+    if old != in_force:
+        problems.append("it rotates from a key that is not the key in force")
+    if details.get("old_public_key_sha256") != hashlib.sha256(old).hexdigest() or \
+            details.get("new_public_key_sha256") != hashlib.sha256(new).hexdigest():
+        problems.append("a key's SHA-256 is not the digest the entry gives")
+    statement = rotation_statement(log.case_id if log else None,
+                                   details.get("old_public_key_sha256"), new)
+    if not ed25519_verify(old, statement, signature):
+        problems.append("the old key's signature over the rotation statement does not verify")
+    for problem in problems:
+        report.fail("keys", where, f"key rotation: {problem}")
+    if problems:
+        return None
+    report.note(f"{where}: the case key was rotated from {hashlib.sha256(old).hexdigest()} to "
+                f"{hashlib.sha256(new).hexdigest()}, approved by the old key "
+                f"(reason: {details.get('reason')!r})")
+    return new
+
+
+def check_pem_is_key_in_force(keys: KeySchedule, latest: Checkpoint | None,
+                              report: Report) -> None:
+    """With rotations in the log, public_key.pem must be the key that signed checkpoint.json."""
+    if not keys.rotations or latest is None or latest.tree_size is None:
+        return
+    in_force = keys.key_for(latest.tree_size)
+    if in_force != keys.pem:
+        report.fail("checkpoint", f"{CUSTODY}/public_key.pem",
+                    "is not the key the log's key rotations put in force for checkpoint.json "
+                    f"({hashlib.sha256(in_force or b'').hexdigest()})")
 
 
 def check_checkpoint_fields(fields: dict[str, object], where: str, report: Report) -> bool:
@@ -974,45 +1180,60 @@ def check_checkpoint_fields(fields: dict[str, object], where: str, report: Repor
 
 
 def check_checkpoint_signature(
-    fields: dict[str, object], where: str, public_key: bytes | None, report: Report
+    fields: dict[str, object], where: str, keys: KeySchedule, report: Report
 ) -> bool:
-    """Is the key digest right and does the Ed25519 signature verify over the signed fields?"""
+    """Is the key digest right and does the Ed25519 signature verify over the signed fields,
+    with the key in force for the checkpoint's size?"""
+    size = as_count(fields.get("tree_size")) or 0
+    public_key = keys.key_for(size)
     if public_key is None:
         report.fail("checkpoint", where, "signature cannot be checked: no usable public key")
         return False
+    from_pem = public_key == keys.pem
+    named = "public_key.pem's key" if from_pem else \
+        f"the key the log's rotations put in force for {size} entries"
     key_digest = hashlib.sha256(public_key).hexdigest()
     claimed = hex_digest_or_none(fields.get("public_key_sha256"))
     if claimed != key_digest:
         report.fail("checkpoint", where, f"public_key_sha256 is {fields.get('public_key_sha256')}"
-                                         f", but public_key.pem's key has SHA-256 {key_digest}")
+                                         f", but {named} has SHA-256 {key_digest}")
     signature = decode_base64(fields.get("signature"))
     if signature is None or len(signature) != 64:
         report.fail("checkpoint", where, "signature is not 64 bytes of base64")
         return False
     if not ed25519_verify(public_key, signed_message(fields), signature):
         report.fail("checkpoint", where,
-                    "Ed25519 signature does not verify with public_key.pem over "
-                    f"{', '.join(SIGNED_FIELDS)}")
+                    f"Ed25519 signature does not verify with "
+                    f"{'public_key.pem' if from_pem else named} over {', '.join(SIGNED_FIELDS)}")
         return False
     return claimed == key_digest
 
 
-def read_checkpoint(raw: bytes, where: str, public_key: bytes | None,
-                    report: Report) -> Checkpoint | None:
-    """Parse one checkpoint, check its fields, key digest and signature."""
+CHECKPOINT_FIELDS = (*SIGNED_FIELDS, "public_key_sha256", "signature", "timestamp_token")
+
+
+def read_checkpoint(raw: bytes, where: str, keys: KeySchedule,
+                    report: Report, canonical: bool = False) -> Checkpoint | None:
+    """Parse one checkpoint, check its fields, key digest and signature. A line of
+    checkpoints.jsonl must also be canonical JSON, as casebuilder writes it (``canonical``)."""
     try:
-        fields = as_object(parse_json(raw))
+        fields = as_object(parse_canonical(raw) if canonical else parse_json(raw))
     except ValueError as exc:
-        report.fail("checkpoint", where, f"is not valid JSON: {exc}")
+        report.fail("checkpoint", where, f"is not valid JSON: {exc}" if not canonical else
+                    f"is not a checkpoint in canonical JSON: {exc}")
         return None
     if fields is None:
         report.fail("checkpoint", where, "is not a JSON object")
         return None
+    unknown = sorted(set(fields) - set(CHECKPOINT_FIELDS))
+    if unknown:
+        report.fail("checkpoint", where, f"holds the field(s) {', '.join(unknown)}, which no "
+                                         "checkpoint has: nothing signs them")
     if not check_checkpoint_fields(fields, where, report):
-        return Checkpoint(where, fields, None, None, None, False)
-    signature_ok = check_checkpoint_signature(fields, where, public_key, report)
+        return Checkpoint(where, raw, fields, None, None, None, False)
+    signature_ok = check_checkpoint_signature(fields, where, keys, report)
     root = hex_digest_or_none(fields["root"]) or ""
-    return Checkpoint(where, fields, bytes.fromhex(root), as_count(fields["tree_size"]),
+    return Checkpoint(where, raw, fields, bytes.fromhex(root), as_count(fields["tree_size"]),
                       utc_time_key(fields["time"]), signature_ok)
 
 
@@ -1025,20 +1246,20 @@ def check_case_id(checkpoint: Checkpoint, log: CustodyLog | None, report: Report
                     f"case_id is {case_id!r}, the log's is {log.case_id!r}")
 
 
-def check_latest_checkpoint(bag: Bag, log: CustodyLog | None, public_key: bytes | None,
-                            report: Report) -> Checkpoint | None:
+def check_latest_checkpoint(bag: Bag, log: CustodyLog | None, keys: KeySchedule,
+                            report: Report, window: float) -> Checkpoint | None:
     """Step 3: checkpoint.json signs the root of exactly the lines in log.jsonl."""
     where = f"{CUSTODY}/checkpoint.json"
     if not bag.path(where).is_file():
         report.fail("checkpoint", where, "is missing")
         return None
-    checkpoint = read_checkpoint(bag.path(where).read_bytes(), where, public_key, report)
+    checkpoint = read_checkpoint(bag.path(where).read_bytes(), where, keys, report)
     if checkpoint is None:
         return None
     check_case_id(checkpoint, log, report)
     if log is not None and checkpoint.root is not None and checkpoint.tree_size is not None:
         compare_with_log(checkpoint.where, checkpoint.root, checkpoint.tree_size, log, report)
-    check_timestamp(bag, checkpoint, report, token_file=f"{CUSTODY}/checkpoint.tsr")
+    check_timestamp(bag, checkpoint, report, token_file=TOKEN_FILE, window=window)
     return checkpoint
 
 
@@ -1058,32 +1279,88 @@ def compare_with_log(where: str, root: bytes, size: int, log: CustodyLog,
                     "covered by it")
 
 
-def check_earlier_checkpoints(bag: Bag, log: CustodyLog | None, public_key: bytes | None,
-                              latest: Checkpoint | None, report: Report) -> None:
-    """Step 4: every checkpoint so far, same key, roots of log prefixes, never going back."""
+def read_checkpoint_lines(bag: Bag, report: Report) -> list[bytes] | None:
+    """The lines of checkpoints.jsonl: each a checkpoint ending in a newline, nothing else."""
     where_file = f"{CUSTODY}/checkpoints.jsonl"
     path = bag.path(where_file)
-    history: list[Checkpoint] = []
     if not path.is_file():
         report.fail("checkpoints", where_file, "is missing")
-    else:
-        for number, raw in enumerate(path.read_bytes().splitlines(), start=1):
-            if not raw.strip():
-                continue
-            checkpoint = read_checkpoint(raw, f"checkpoints.jsonl line {number}", public_key,
-                                         report)
-            if checkpoint is not None:
-                check_case_id(checkpoint, log, report)
-                check_timestamp(bag, checkpoint, report, token_file=None)
-                history.append(checkpoint)
+        return None
+    data = path.read_bytes()
+    if data and not data.endswith(b"\n"):
+        report.fail("checkpoints", where_file, "the last line does not end with a newline")
+        data += b"\n"
+    lines = data[:-1].split(b"\n") if data else []
+    for number, raw in enumerate(lines, start=1):
+        if not raw.strip():
+            report.fail("checkpoints", f"checkpoints.jsonl line {number}",
+                        "is blank: the file holds one checkpoint per line and nothing else")
+    return lines
+
+
+def check_earlier_checkpoints(bag: Bag, log: CustodyLog | None, keys: KeySchedule,
+                              latest: Checkpoint | None, report: Report,
+                              window: float) -> list[Checkpoint]:
+    """Step 4: every checkpoint so far, same key, roots of log prefixes, never going back,
+    the last one being checkpoint.json. Returns them in order (the lines that could be read)."""
+    history: list[Checkpoint] = []
+    for number, raw in enumerate(read_checkpoint_lines(bag, report) or [], start=1):
+        if not raw.strip():
+            continue
+        checkpoint = read_checkpoint(raw, f"checkpoints.jsonl line {number}", keys,
+                                     report, canonical=True)
+        if checkpoint is not None:
+            check_case_id(checkpoint, log, report)
+            check_timestamp(bag, checkpoint, report, token_file=None, window=window)
+            history.append(checkpoint)
     if log is not None:
         check_prefix_roots(history, log, report)
+    if latest is not None and not repeats_last(history, latest):
+        report.fail("checkpoints", f"{CUSTODY}/checkpoints.jsonl",
+                    "its last line is not the checkpoint of checkpoint.json: the bundle "
+                    "carries every checkpoint up to its own, its own being the last")
     sequence = history + ([latest] if latest is not None and not repeats_last(history, latest)
+                          and not (history and history[-1].tree_size == latest.tree_size)
                           else [])
     check_never_backwards(sequence, report)
+    if log is not None:
+        check_entries_not_after_checkpoints(log, sequence, report)
     verified = sum(1 for c in sequence if c.signature_ok)
     report.count("checkpoints", verified, len(sequence),
                  "signed by the case key; checkpoint.json and every line of checkpoints.jsonl")
+    return history
+
+
+def check_checkpoint_count(history: list[Checkpoint], own: OwnEntry | None,
+                           report: Report) -> None:
+    """Format 2: the bundle carries the log up to the first checkpoint that signs its own
+    entry, and the entry (signed) states how many checkpoints came before it. So
+    checkpoints.jsonl holds exactly that many lines not covering the entry, then one line, the
+    last, that does: a line removed, or the entry of another bundle named, shows here."""
+    if own is None or own.version < 2:
+        return
+    where = f"{CUSTODY}/checkpoints.jsonl"
+    stated = as_count(own.details.get("checkpoints_before"))
+    if stated is None:
+        report.fail("checkpoints", own.place, "a format 2 bundle entry must state "
+                                              "checkpoints_before; this one does not")
+        return
+    sizes = [c.tree_size for c in history if c.tree_size is not None]
+    before = [size for size in sizes if size <= own.seq]
+    signing = [size for size in sizes if size > own.seq]
+    if len(before) != stated:
+        report.fail("checkpoints", where,
+                    f"holds {len(before)} checkpoint(s) signed before the bundle's own entry, "
+                    f"but {own.place}, which is signed, counted {stated}: "
+                    + ("a checkpoint line was removed" if len(before) < stated else
+                       "lines were added, or bag-info.txt names another bundle's entry"))
+    if len(signing) != 1:
+        report.fail("checkpoints", where,
+                    f"holds {len(signing)} checkpoint(s) that sign the bundle's own entry "
+                    f"({own.place}); a bundle carries the log up to the first one only, so "
+                    "there must be exactly one, its last line: "
+                    + ("bag-info.txt names another (earlier) bundle's entry" if signing else
+                       "the bundle's own checkpoint is missing"))
 
 
 def repeats_last(history: list[Checkpoint], latest: Checkpoint) -> bool:
@@ -1091,7 +1368,7 @@ def repeats_last(history: list[Checkpoint], latest: Checkpoint) -> bool:
     if not history:
         return False
     last = history[-1].fields
-    return all(last.get(name) == latest.fields.get(name) for name in (*SIGNED_FIELDS, "signature"))
+    return all(last.get(name) == latest.fields.get(name) for name in CHECKPOINT_FIELDS)
 
 
 def check_prefix_roots(history: list[Checkpoint], log: CustodyLog, report: Report) -> None:
@@ -1119,6 +1396,10 @@ def check_never_backwards(sequence: list[Checkpoint], report: Report) -> None:
             report.fail("checkpoints", later.where,
                         f"tree_size {later.tree_size} is smaller than {earlier.tree_size} "
                         f"in {earlier.where}")
+        elif earlier.tree_size is not None and later.tree_size == earlier.tree_size:
+            report.fail("checkpoints", later.where,
+                        f"tree_size {later.tree_size} repeats that of {earlier.where}: a "
+                        "checkpoint is signed only when the log has grown, so a line was copied")
         if earlier.time_key is not None and later.time_key is not None and \
                 later.time_key < earlier.time_key:
             report.fail("checkpoints", later.where,
@@ -1201,8 +1482,9 @@ def read_timestamp_token(token: bytes) -> tuple[bytes, bytes, str]:
 
 
 def check_timestamp(bag: Bag, checkpoint: Checkpoint, report: Report,
-                    token_file: str | None) -> None:
-    """If the checkpoint carries an RFC 3161 token: check what the stdlib can, explain the rest."""
+                    token_file: str | None, window: float) -> None:
+    """If the checkpoint carries an RFC 3161 token: check what the stdlib can, explain the rest.
+    ``window`` is how many seconds after the checkpoint's time the token's genTime may be."""
     encoded = checkpoint.fields.get("timestamp_token")
     if encoded is None:
         if token_file is not None and bag.path(token_file).exists():
@@ -1228,6 +1510,7 @@ def check_timestamp(bag: Bag, checkpoint: Checkpoint, report: Report,
         report.fail("timestamp", checkpoint.where,
                     f"timestamp_token time-stamps {hashed.hex()}, not the SHA-256 of the "
                     f"signed checkpoint fields, {digest.hex()}")
+    check_gen_time(checkpoint, gen_time, window, report)
     if token_file is None:
         return
     if not bag.path(token_file).is_file():
@@ -1244,6 +1527,90 @@ def check_timestamp(bag: Bag, checkpoint: Checkpoint, report: Report,
         f"  openssl ts -verify -digest {digest.hex()} -in {token_file} -token_in "
         "-CAfile TSA_CA.pem",
     )
+
+
+#: A token may state a genTime this many seconds before its checkpoint's time: the case's
+#: clock and the authority's are never quite the same.
+CLOCK_SKEW_SECONDS = 300
+#: The default for how long after its checkpoint's time a token's genTime may be
+#: (--timestamp-window). casebuilder asks for the token as it signs the checkpoint, so the
+#: genTime is seconds later; one that is days later is what a checkpoint back-dated and
+#: time-stamped afterwards looks like.
+DEFAULT_WINDOW_HOURS = 24.0
+GEN_TIME_PATTERN = re.compile(r"^(\d{4})(\d{2})(\d{2})(\d{2})(\d{2})(\d{2})(?:\.(\d+))?Z$")
+
+
+def moment(key: tuple[int, ...]) -> datetime.datetime:
+    """The UTC moment of a time key (nanoseconds cut to microseconds)."""
+    year, month, day, hour, minute, second, nanoseconds = key
+    return datetime.datetime(year, month, day, hour, minute, min(second, 59),
+                             nanoseconds // 1000, tzinfo=datetime.timezone.utc)  # noqa: UP017 (3.8)
+
+
+def gen_time_key(text: str) -> tuple[int, ...] | None:
+    """A time key for an RFC 3161 genTime (GeneralizedTime, UTC: YYYYMMDDHHMMSS[.f]Z)."""
+    match = GEN_TIME_PATTERN.match(text)
+    if not match:
+        return None
+    fraction = (match.group(7) or "")[:9].ljust(9, "0")
+    return (*(int(g) for g in match.groups()[:6]), int(fraction))
+
+
+def span(seconds: float) -> str:
+    """A number of seconds as days, hours, minutes and seconds."""
+    return str(datetime.timedelta(seconds=round(seconds)))
+
+
+def check_gen_time(checkpoint: Checkpoint, gen_time: str, window: float,
+                   report: Report) -> None:
+    """genTime must not be before the checkpoint's time (beyond the clock-skew allowance) nor
+    more than ``window`` seconds after it."""
+    stated, stamped = checkpoint.time_key, gen_time_key(gen_time)
+    if stated is None:
+        return  # the malformed time is already reported
+    if stamped is None:
+        report.fail("timestamp", checkpoint.where, f"the token's genTime {gen_time!r} is not a "
+                                                   "UTC GeneralizedTime")
+        return
+    delay = (moment(stamped) - moment(stated)).total_seconds()
+    if delay < -CLOCK_SKEW_SECONDS:
+        report.fail("timestamp", checkpoint.where,
+                    f"the token's genTime {gen_time} is {span(-delay)} before the checkpoint's "
+                    f"time {checkpoint.fields.get('time')} (more than the "
+                    f"{span(CLOCK_SKEW_SECONDS)} allowed for clock skew): the checkpoint states "
+                    "a time later than when the authority saw it")
+    elif delay > window:
+        report.fail("timestamp", checkpoint.where,
+                    f"the token's genTime {gen_time} is {span(delay)} after the checkpoint's "
+                    f"time {checkpoint.fields.get('time')} (more than the {span(window)} "
+                    "allowed): casebuilder stamps a checkpoint as it signs it, so this one was "
+                    "stamped long after the time it states, as a back-dated checkpoint would be")
+
+
+def check_entries_not_after_checkpoints(log: CustodyLog, sequence: list[Checkpoint],
+                                        report: Report) -> None:
+    """No entry is dated after the first checkpoint that signs it: casebuilder signs what it
+    has written, so a later entry time was moved forward, or the checkpoint back-dated."""
+    start = 0
+    for checkpoint in sequence:
+        size, stated = checkpoint.tree_size, checkpoint.time_key
+        if size is None or stated is None or size <= start:
+            continue
+        late = [index for index in range(start, min(size, len(log.entries)))
+                if (utc_time_key((log.entries[index] or {}).get("time")) or ()) > stated]
+        for index in late[:LATE_ENTRIES_SHOWN]:
+            report.fail("log", entry_place(index),
+                        f"time {(log.entries[index] or {}).get('time')} is after the time of "
+                        f"{checkpoint.where} ({checkpoint.fields.get('time')}), the first "
+                        "checkpoint that signs it: the entry's time was moved forward or the "
+                        "checkpoint was back-dated")
+        if len(late) > LATE_ENTRIES_SHOWN:
+            report.fail("log", checkpoint.where, f"{len(late) - LATE_ENTRIES_SHOWN} more "
+                                                 "entries it first signs are dated after it")
+        start = size
+
+
+LATE_ENTRIES_SHOWN = 10
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1310,10 +1677,17 @@ def lists_item(
     return None
 
 
+PROOF_FIELDS = ("item", "sha256", "entry_index", "leaf_hash", "tree_size", "root", "proof")
+
+
 def check_proof(proof: dict[str, object], where: str, item: dict[str, object],
                 log: CustodyLog | None, checkpoint: Checkpoint | None, report: Report) -> None:
     """The proof's entry records the item, and its audit path leads to the checkpoint's root."""
     item_id, sha256 = item.get("id"), hex_digest_or_none(item.get("sha256"))
+    unknown = sorted(set(proof) - set(PROOF_FIELDS))
+    if unknown:
+        report.fail("proof", where, f"holds the field(s) {', '.join(unknown)}, which no proof "
+                                    "has: nothing vouches for them")
     if proof.get("item") != item_id:
         report.fail("proof", where, f"item is {proof.get('item')!r}, expected {item_id!r}")
     if sha256 is None or hex_digest_or_none(proof.get("sha256")) != sha256:
@@ -1453,14 +1827,42 @@ def name_order(name: str) -> tuple[int, int, str]:
 
 
 BUNDLE_ENTRY_FIELD = "Casebuilder-Bundle-Entry"
+KNOWN_BUNDLE_FORMATS = (1, 2)
 
 
-def bundle_entry_index(info: dict[str, list[str]], log: CustodyLog,
-                       checkpoint: Checkpoint | None, bag_name: str,
-                       report: Report) -> int | None:
+class OwnEntry(NamedTuple):
+    """The log entry that made this bundle, and the bundle format it was written in.
+
+    Format 1 entries list the items; format 2 entries (``details.bundle_format`` 2) also list
+    every file that was known before the bundle's checkpoint, the bag-info.txt fields that
+    describe the case, and how many checkpoints came before the entry."""
+
+    seq: int  # its index in log.jsonl
+    entry: dict[str, object]
+    version: int
+
+    @property
+    def place(self) -> str:
+        return entry_place(self.seq)
+
+    @property
+    def details(self) -> dict[str, object]:
+        return entry_details(self.entry)
+
+
+def find_own_entry(info: dict[str, list[str]], log: CustodyLog | None,
+                   checkpoint: Checkpoint | None, report: Report) -> OwnEntry | None:
     """The log entry that made this bundle: the one bag-info.txt's Casebuilder-Bundle-Entry
-    names, which must be a "bundle" entry covered by the checkpoint, written under this bag's
-    name. Returns its index, or None when no usable entry is named (reported here)."""
+    names, which must be a "bundle" entry covered by the checkpoint. Returns None when no
+    usable entry is named (reported here).
+
+    The bundle's folder name is not compared with the entry's recorded output: a clerk may
+    rename an exhibit. What that comparison used to guard against, bag-info.txt naming the
+    entry of another bundle of the same case, is caught by signed values instead: the other
+    entry lists other files (format 2) or other items, and a format 2 bundle carries the log
+    up to the first checkpoint that signs its own entry (see check_checkpoint_count)."""
+    if log is None:
+        return None  # already reported: without the log nothing says what the bundle holds
     where = f"bag-info.txt {BUNDLE_ENTRY_FIELD}"
     values = info.get(BUNDLE_ENTRY_FIELD, [])
     if len(values) != 1:
@@ -1489,18 +1891,28 @@ def bundle_entry_index(info: dict[str, list[str]], log: CustodyLog,
                     f"{shown(str(entry.get('action')))!r}: not a 'bundle' entry, so not the "
                     "entry that made this bundle")
         return None
-    details = entry_details(entry)
-    output, written_as = details.get("output"), details.get("format")
-    expected = output
-    if written_as == "zip" and isinstance(output, str) and output.lower().endswith(".zip"):
-        expected = output[:-4]  # the zip holds one folder named after it, without .zip
-    if not isinstance(expected, str) or expected != bag_name:
+    stated = entry_details(entry).get("bundle_format", 1)
+    version = as_count(stated)
+    if version is None or version not in KNOWN_BUNDLE_FORMATS:
         report.fail("contents", where,
-                    f"names {entry_place(index)}, which wrote the bundle {output!r} "
-                    f"(format {written_as!r}), but this bundle's folder is {bag_name!r}: if the "
-                    f"folder was renamed, give it back its name and check it again; if not, "
-                    "bag-info.txt names the entry of another bundle")
-    return index
+                    f"names {entry_place(index)}, written in bundle format {stated!r}, which "
+                    f"this script does not know (it knows {KNOWN_BUNDLE_FORMATS}): get the "
+                    "verify_bundle.py of the casebuilder version that wrote it")
+        return None
+    own = OwnEntry(index, entry, version)
+    output = own.details.get("output")
+    if isinstance(output, str):
+        report.note(f"this bundle was written as {output!r} ({own.place}, format "
+                    f"{own.version}); folder names are not checked, since an exhibit may be "
+                    "renamed")
+    if own.version == 1:
+        report.note(
+            "this is a format 1 bundle (written before casebuilder listed the bundle's files "
+            "in its entry). Its entry signs which items it holds and their hashes, but not the "
+            "other files: item.json is checked only against the log entries it names, bag-info."
+            "txt's case name is not signed, files are checked against the bundle's layout only, "
+            "and a deleted line of checkpoints.jsonl other than the last cannot be detected.")
+    return own
 
 
 def listed_items(entry: dict[str, object], place: str,
@@ -1524,19 +1936,14 @@ def listed_items(entry: dict[str, object], place: str,
     return listed
 
 
-def check_contents(bag: Bag, info: dict[str, list[str]], log: CustodyLog | None,
-                   checkpoint: Checkpoint | None, held: dict[str, dict[str, object] | None],
+def check_contents(own: OwnEntry | None, held: dict[str, dict[str, object] | None],
                    report: Report) -> None:
     """Step 6: the items in data/items/ are exactly those the bundle's own entry lists."""
-    if log is None:
-        return  # already reported: without the log nothing says what the bundle should hold
-    index = bundle_entry_index(info, log, checkpoint, bag.root.resolve().name, report)
-    if index is None:
+    if own is None:
         report.count("contents", 0, len(held), "no 'bundle' entry of this bundle to check against")
         return
-    place = entry_place(index)
-    entry = log.entries[index] or {}
-    listed = listed_items(entry, place, report)
+    place = own.place
+    listed = listed_items(own.entry, place, report)
     passed = 0
     names = sorted(set(listed) | set(held), key=name_order)
     for name in names:
@@ -1570,6 +1977,188 @@ def check_contents(bag: Bag, info: dict[str, list[str]], log: CustodyLog | None,
         passed += len(report.failures) == before
     report.count("contents", passed, len(names),
                  f"held and listed in the bundle's own entry ({place}), same hashes")
+
+
+# ---------------------------------------------------------------------------------------------
+# 6b. Every file: signed by the bundle's own entry, or vouched for by a check
+# ---------------------------------------------------------------------------------------------
+
+CUSTODY_FILES = ("log.jsonl", "checkpoint.json", "checkpoints.jsonl", "public_key.pem")
+TOKEN_FILE = f"{CUSTODY}/checkpoint.tsr"
+
+
+def vouched_files(own: OwnEntry, latest: Checkpoint | None) -> set[str]:
+    """Files under data/ the bundle's entry cannot list, since they depend on the checkpoint
+    that signs it, but that the other checks verify in full: the log (every line under the
+    signed root), the checkpoints (each signed, their count in the entry), the key (it
+    verifies the signatures), the time-stamp token (the checkpoint's own) and one inclusion
+    proof per listed item (each value recomputed from the log)."""
+    files = {f"{CUSTODY}/{name}" for name in CUSTODY_FILES}
+    if latest is not None and latest.fields.get("timestamp_token") is not None:
+        files.add(TOKEN_FILE)
+    records = own.entry.get("items")
+    for record in records if isinstance(records, list) else []:
+        item_id = as_count(record.get("id")) if isinstance(record, dict) else None
+        if item_id is not None:
+            files.add(f"data/proofs/{item_id}.json")
+    return files
+
+
+def signed_file_list(own: OwnEntry, key: str, report: Report
+                     ) -> dict[str, tuple[str, str, int]]:
+    """The files a format 2 entry lists under ``key`` ('files' or 'tag_files'): matching
+    key -> (path, sha256, size)."""
+    listed: dict[str, tuple[str, str, int]] = {}
+    values = own.details.get(key)
+    if not isinstance(values, list):
+        report.fail("files", own.place, f"a format 2 bundle entry must list its {key}; "
+                                        "this one does not")
+        return listed
+    for position, value in enumerate(values):
+        record = as_object(value) or {}
+        path, size = record.get("path"), as_count(record.get("size"))
+        sha256 = hex_digest_or_none(record.get("sha256"))
+        if not isinstance(path, str) or sha256 is None or size is None or escape_reason(path):
+            report.fail("files", own.place, f"{key}[{position}] is not a path with a sha256 "
+                                            "and a size inside the bundle")
+            continue
+        if matching_key(path) in listed:
+            report.fail("files", own.place, f"lists {path} twice")
+        listed[matching_key(path)] = (path, sha256, size)
+    return listed
+
+
+def check_signed_files(bag: Bag, payload: dict[str, int], own: OwnEntry | None,
+                       latest: Checkpoint | None, held: dict[str, dict[str, object] | None],
+                       report: Report) -> None:
+    """Step 6b: the files under data/ are exactly those the bundle's entry lists, with the
+    listed SHA-256 and size, plus the files the other checks vouch for; anything else was
+    added afterwards. A format 1 entry lists no files: then the bundle's layout decides."""
+    if own is None:
+        return  # reported in step 6
+    if own.version == 1:
+        check_layout(payload, latest, held, report)
+        return
+    listed = signed_file_list(own, "files", report)
+    vouched = {matching_key(path) for path in vouched_files(own, latest)}
+    on_disk = {matching_key(path): path for path in payload}
+    passed = 0
+    for key, path in sorted(on_disk.items()):
+        before = len(report.failures)
+        if key in listed:
+            check_listed_file(bag, path, listed[key], payload[path], own, report)
+        elif key not in vouched:
+            report.fail("files", path,
+                        f"is in data/ but is not listed in {own.place}, the signed entry that "
+                        "made this bundle, nor one of the custody files and proofs the other "
+                        "checks verify: it was added after the bundle was made")
+        passed += len(report.failures) == before
+    for key, (path, sha256, _) in sorted(listed.items()):
+        if key not in on_disk:
+            report.fail("files", path, f"is missing: {own.place}, the entry that made this "
+                                       f"bundle, lists it (sha256 {sha256})")
+    for path, sha256, size in sorted(signed_file_list(own, "tag_files", report).values()):
+        if not bag.path(path).is_file():
+            report.fail("files", path, f"is missing: {own.place} lists it (sha256 {sha256})")
+        else:
+            check_listed_file(bag, path, (path, sha256, size), bag.path(path).stat().st_size,
+                              own, report)
+    report.count("files", passed, len(on_disk),
+                 f"under data/: listed with their hashes in {own.place}, or verified below")
+
+
+def check_listed_file(bag: Bag, path: str, listed: tuple[str, str, int], size: int,
+                      own: OwnEntry, report: Report) -> None:
+    _, sha256, listed_size = listed
+    actual = bag.digest(path, "sha256")
+    if actual != sha256:
+        report.fail("files", path, f"sha256 is {actual}, but {own.place}, the signed entry "
+                                   f"that made this bundle, lists {sha256}")
+    if size != listed_size:
+        report.fail("files", path, f"is {size} bytes, but {own.place}, the signed entry that "
+                                   f"made this bundle, lists {listed_size}")
+
+
+def check_layout(payload: dict[str, int], latest: Checkpoint | None,
+                 held: dict[str, dict[str, object] | None], report: Report) -> None:
+    """Format 1: every file under data/ must have its place in the bundle's layout: an item
+    directory holds item.json and the file it names, data/proofs/ one proof per item, and
+    data/custody/ the custody files."""
+    allowed = {f"{CUSTODY}/{name}" for name in CUSTODY_FILES}
+    if latest is not None and latest.fields.get("timestamp_token") is not None:
+        allowed.add(TOKEN_FILE)
+    for name, item in held.items():
+        allowed |= {f"data/items/{name}/item.json", f"data/proofs/{name}.json"}
+        if item is not None and isinstance(item.get("file"), str):
+            allowed.add(f"data/items/{name}/{item['file']}")
+    wanted = {matching_key(path) for path in allowed}
+    passed = 0
+    for path in sorted(payload):
+        if matching_key(path) in wanted:
+            passed += 1
+        else:
+            report.fail("files", path, "is in data/ but has no place in the bundle's layout "
+                                       "(an item's item.json and file, its proof, the custody "
+                                       "files): it was added after the bundle was made")
+    report.count("files", passed, len(payload), "under data/ in their place in the layout "
+                                                "(format 1: the entry lists no files)")
+
+
+# ---------------------------------------------------------------------------------------------
+# 6c. bag-info.txt: the fields the bundle's entry signs, and those the checkpoint gives
+# ---------------------------------------------------------------------------------------------
+
+CHECKPOINT_FIELDS_IN_BAG_INFO = ("Casebuilder-Checkpoint-Size", "Casebuilder-Checkpoint-Root",
+                                 "Casebuilder-Public-Key-SHA256")
+UNSIGNED_BAG_INFO = ("Payload-Oxum", BUNDLE_ENTRY_FIELD, *CHECKPOINT_FIELDS_IN_BAG_INFO)
+
+
+def check_bag_info_field(info: dict[str, list[str]], label: str, value: object, source: str,
+                         required: bool, report: Report) -> None:
+    """bag-info.txt's ``label`` (one, if ``required``) has the value ``source`` gives."""
+    given = info.get(label, [])
+    if required and len(given) != 1:
+        report.fail("bag-info", "bag-info.txt", f"must have one {label}, has {len(given)}")
+    for text in given:
+        if text != value:
+            report.fail("bag-info", f"bag-info.txt {label}",
+                        f"is {text!r}, but {source} {value!r}")
+
+
+def check_bag_info(info: dict[str, list[str]], own: OwnEntry | None, log: CustodyLog | None,
+                   latest: Checkpoint | None, key: bytes | None, report: Report) -> None:
+    """bag-info.txt's case id is the log's, and its checkpoint fields are checkpoint.json's.
+    In format 2 every other field is signed: the entry lists each with its value (the case
+    name among them), and a field it does not list has no place in bag-info.txt."""
+    if log is not None and log.case_id is not None:
+        for value in info.get("Casebuilder-Case-Id", []):
+            if value != log.case_id:
+                report.fail("bagit", "bag-info.txt", f"Casebuilder-Case-Id is {value!r}, the "
+                                                     f"log's case_id is {log.case_id!r}")
+    expected: dict[str, str] = {}
+    if latest is not None:
+        expected["Casebuilder-Checkpoint-Size"] = str(latest.fields.get("tree_size"))
+        expected["Casebuilder-Checkpoint-Root"] = str(latest.fields.get("root"))
+    if key is not None:
+        expected["Casebuilder-Public-Key-SHA256"] = hashlib.sha256(key).hexdigest()
+    version = own.version if own is not None else 1
+    for label in sorted(expected):
+        check_bag_info_field(info, label, expected[label],
+                             "checkpoint.json and public_key.pem give", version >= 2, report)
+    if own is None or version < 2:
+        return
+    signed = as_object(own.details.get("bag_info"))
+    if signed is None:
+        report.fail("bag-info", own.place, "a format 2 bundle entry must sign the bag-info.txt "
+                                           "fields; this one has no bag_info")
+        return
+    for label in sorted(signed):
+        check_bag_info_field(info, label, signed[label], f"{own.place}, the signed entry that "
+                                                         "made this bundle, gives", True, report)
+    for label in sorted(set(info) - set(signed) - set(UNSIGNED_BAG_INFO)):
+        report.fail("bag-info", f"bag-info.txt {label}",
+                    f"is not among the fields {own.place}, the signed entry that made this "
+                    "bundle, lists: it was added afterwards")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1664,8 +2253,9 @@ def check_derived_from(value: object, where: str, item_id: int, sha256: str, log
 
 
 def check_role_and_parse(item: dict[str, object], where: str, item_id: int, sha256: str,
-                         log: CustodyLog, report: Report) -> None:
-    """role is what the item's first entry made it; the parse results are its last parse's."""
+                         log: CustodyLog, horizon: int, report: Report) -> None:
+    """role is what the item's first entry made it; the parse results are those of its last
+    parse before ``horizon`` (see check_history)."""
     first = log.first_records.get((item_id, sha256))
     entry = log.entries[first] if first is not None else None
     if first is not None and entry is not None:
@@ -1676,7 +2266,7 @@ def check_role_and_parse(item: dict[str, object], where: str, item_id: int, sha2
             report.fail("origin", where, f"role is {item['role']!r}, but {entry_place(first)}, "
                                          f"the first entry recording the item, {action}s it: "
                                          f"it is {expected!r}")
-    parses = [i for i, e in enumerate(log.entries) if e is not None and
+    parses = [i for i, e in enumerate(log.entries[:horizon]) if e is not None and
               e.get("action") == "parse" and lists_item(e, item_id, sha256) is not None]
     if not parses:
         return
@@ -1695,12 +2285,17 @@ def check_role_and_parse(item: dict[str, object], where: str, item_id: int, sha2
 
 
 def check_history(log: CustodyLog | None, held: dict[str, dict[str, object] | None],
-                  report: Report) -> None:
-    """Step 7: item.json's origins, derivation, role and parse results against the log."""
+                  own: OwnEntry | None, report: Report) -> None:
+    """Step 7: item.json's origins, derivation, role and parse results against the log.
+
+    A format 2 item.json describes the item as the log stood just before the bundle's own
+    entry (it was written, and its digest listed, in that entry): receipts and parses after
+    it are not in it. A format 1 item.json describes the whole log the bundle carries."""
     if log is None:
         return
+    horizon = own.seq if own is not None and own.version >= 2 else len(log.entries)
     receipts: dict[tuple[int, str], list[int]] = {}
-    for index, entry in enumerate(log.entries):
+    for index, entry in enumerate(log.entries[:horizon]):
         records = entry.get("items") if entry is not None else None
         if entry is None or entry.get("action") != "ingest" or not isinstance(records, list):
             continue
@@ -1734,10 +2329,128 @@ def check_history(log: CustodyLog | None, held: dict[str, dict[str, object] | No
                                              "item that is missing from its origins")
         if item.get("derived_from") is not None:
             check_derived_from(item["derived_from"], where, item_id, sha256, log, report)
-        check_role_and_parse(item, where, item_id, sha256, log, report)
+        check_role_and_parse(item, where, item_id, sha256, log, horizon, report)
         passed += len(report.failures) == before
     report.count("histories", passed, total,
                  "origins, derivation, role and parse results match the entries they name")
+
+
+# ---------------------------------------------------------------------------------------------
+# 8. --against: is one bundle a faithful later state of the other?
+# ---------------------------------------------------------------------------------------------
+
+
+class Side(NamedTuple):
+    """A checked bundle whose log and checkpoint could be read, for a comparison."""
+
+    name: str
+    log: CustodyLog
+    keys: KeySchedule
+    size: int
+    root: bytes
+    checkpoint_lines: list[bytes]
+    held: dict[str, dict[str, object] | None]
+
+
+def comparable(checked: Checked, report: Report) -> Side | None:
+    latest, log = checked.latest, checked.log
+    if log is None or latest is None or latest.tree_size is None or latest.root is None:
+        report.fail("against", str(checked.root), "cannot be compared: its log or checkpoint "
+                                                  "is unreadable (see its own check)")
+        return None
+    return Side(str(checked.root), log, checked.keys, latest.tree_size, latest.root,
+                checked.checkpoint_lines, checked.held)
+
+
+def compare_bundles(first: Checked, second: Checked, report: Report) -> None:
+    """Two bundles of one case: the one with the shorter signed log is the earlier. The later
+    must extend it: same case, the earlier log lines byte for byte at the start of the later
+    log, a consistency proof (computed from the later log) from the earlier signed root to the
+    later one, the earlier checkpoints at the start of the later ones, the earlier key or a
+    chain of rotations each approved by the key before it, and the same hashes for every item
+    both hold. An insider holding the key can rewrite a whole case and sign it again; a bundle
+    issued before the rewrite is what shows it."""
+    sides = [comparable(first, report), comparable(second, report)]
+    if sides[0] is None or sides[1] is None:
+        return
+    earlier, later = sorted((sides[0], sides[1]), key=lambda side: side.size)
+    report.note(f"earlier: {earlier.name}, {earlier.size} entries, root {earlier.root.hex()}",
+                f"later:   {later.name}, {later.size} entries, root {later.root.hex()}")
+    if earlier.log.case_id != later.log.case_id:
+        report.fail("against", later.name, f"is of case {later.log.case_id!r}, {earlier.name} "
+                                           f"of case {earlier.log.case_id!r}")
+        return
+    compare_log_lines(earlier, later, report)
+    compare_signed_roots(earlier, later, report)
+    compare_checkpoint_lines(earlier, later, report)
+    compare_keys(earlier, later, report)
+    compare_items(earlier, later, report)
+
+
+def compare_log_lines(earlier: Side, later: Side, report: Report) -> None:
+    """The earlier bundle's log lines are the first lines of the later one's, byte for byte."""
+    old, new = earlier.log.lines, later.log.lines
+    differing = [index for index in range(min(len(old), len(new))) if old[index] != new[index]]
+    if differing:
+        report.fail("against", entry_place(differing[0]),
+                    f"differs between the two bundles ({len(differing)} of the first "
+                    f"{min(len(old), len(new))} lines differ): the earlier log was rewritten")
+    if len(new) < len(old):
+        report.fail("against", later.name, f"has {len(new)} log lines, the earlier bundle "
+                                           f"{len(old)}")
+
+
+def compare_signed_roots(earlier: Side, later: Side, report: Report) -> None:
+    """A consistency proof from the earlier signed root to the later one, computed from the
+    later log, must verify (RFC 9162 section 2.1.4)."""
+    if len(later.log.leaves) < later.size:
+        return  # its own check reports the missing lines
+    leaves = later.log.leaves[:later.size]
+    proof = consistency_proof(leaves, earlier.size)
+    if not verify_consistency(earlier.size, later.size, earlier.root, later.root, proof):
+        report.fail("against", "checkpoint.json",
+                    f"the later signed root ({later.size} entries) is not consistent with the "
+                    f"earlier signed root ({earlier.size} entries): the entries both cover "
+                    "were rewritten")
+
+
+def compare_checkpoint_lines(earlier: Side, later: Side, report: Report) -> None:
+    """The earlier bundle's checkpoints are the first checkpoints of the later one."""
+    for number, line in enumerate(earlier.checkpoint_lines, start=1):
+        theirs = later.checkpoint_lines[number - 1] \
+            if number <= len(later.checkpoint_lines) else None
+        if theirs != line:
+            report.fail("against", f"checkpoints.jsonl line {number}",
+                        "of the earlier bundle is " + ("missing from the later one" if theirs
+                                                       is None else "not the same line in the "
+                                                       "later one: the checkpoints were signed "
+                                                       "again"))
+            return
+
+
+def compare_keys(earlier: Side, later: Side, report: Report) -> None:
+    """The earlier checkpoint's key is the key the later log has in force at that size."""
+    then = later.keys.key_for(earlier.size)
+    key = earlier.keys.key_for(earlier.size)
+    if then != key:
+        report.fail("against", "public_key.pem",
+                    f"the earlier bundle is signed by key "
+                    f"{hashlib.sha256(key or b'').hexdigest()}, but the later bundle's log has "
+                    f"key {hashlib.sha256(then or b'').hexdigest()} in force at that point, "
+                    "and no key rotation approved by the earlier key leads to it: the later "
+                    "bundle's case was re-keyed and its history signed again")
+
+
+def compare_items(earlier: Side, later: Side, report: Report) -> None:
+    """Every item both bundles hold has the same hashes in both (a bundle may hold a
+    selection of the items, so one missing from the other is not a difference)."""
+    for name in sorted(set(earlier.held) & set(later.held), key=name_order):
+        ours, theirs = earlier.held[name] or {}, later.held[name] or {}
+        for field in ("sha256", "sha512", "size"):
+            if not same_value(ours.get(field), theirs.get(field)):
+                report.fail("against", f"data/items/{name}/item.json",
+                            f"{field} is {theirs.get(field)!r} in the later bundle, "
+                            f"{ours.get(field)!r} in the earlier")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1754,29 +2467,52 @@ def _guarded(report: Report, stage: str, check: Callable[[], T]) -> T | None:
         return None
 
 
-def verify_bundle(bundle: Path) -> Report:
+class Checked(NamedTuple):
+    """What one bundle's checks read, for comparing it with another bundle (--against)."""
+
+    root: Path
+    report: Report
+    log: CustodyLog | None
+    keys: KeySchedule
+    latest: Checkpoint | None
+    checkpoint_lines: list[bytes]
+    held: dict[str, dict[str, object] | None]
+
+
+def verify_bundle(bundle: Path, window_hours: float = DEFAULT_WINDOW_HOURS) -> Report:
     """Run every check of the format on the bundle in ``bundle`` and return what was found."""
+    return check_bundle(bundle, window_hours).report
+
+
+def check_bundle(bundle: Path, window_hours: float = DEFAULT_WINDOW_HOURS) -> Checked:
+    """Run every check of the format on one bundle; keep what was read for a comparison."""
     report = Report()
+    window = window_hours * 3600
     bag = Bag(bundle)
-    info = _guarded(report, "BagIt", lambda: check_bag(bag, report)) or {}
+    info, payload = _guarded(report, "BagIt", lambda: check_bag(bag, report)) or ({}, {})
     log = _guarded(report, "custody log", lambda: check_log(bag, report))
     key = _guarded(report, "public key", lambda: load_public_key(bag, report))
+    keys = _guarded(report, "key rotations", lambda: read_key_schedule(log, key, report)) or \
+        KeySchedule(key, key, [])
     latest = _guarded(report, "checkpoint.json",
-                      lambda: check_latest_checkpoint(bag, log, key, report))
-    _guarded(report, "checkpoints.jsonl",
-             lambda: check_earlier_checkpoints(bag, log, key, latest, report))
+                      lambda: check_latest_checkpoint(bag, log, keys, report, window))
+    _guarded(report, "public key", lambda: check_pem_is_key_in_force(keys, latest, report))
+    history = _guarded(report, "checkpoints.jsonl",
+                       lambda: check_earlier_checkpoints(bag, log, keys, latest, report,
+                                                         window)) or []
     held = _guarded(report, "items", lambda: check_items(bag, log, latest, report)) or {}
-    _guarded(report, "contents", lambda: check_contents(bag, info, log, latest, held, report))
-    _guarded(report, "history", lambda: check_history(log, held, report))
-    if log is not None and log.case_id is not None:
-        for value in info.get("Casebuilder-Case-Id", []):
-            if value != log.case_id:
-                report.fail("bagit", "bag-info.txt", f"Casebuilder-Case-Id is {value!r}, the "
-                                                     f"log's case_id is {log.case_id!r}")
+    own = _guarded(report, "contents", lambda: find_own_entry(info, log, latest, report))
+    _guarded(report, "contents", lambda: check_contents(own, held, report))
+    _guarded(report, "files",
+             lambda: check_signed_files(bag, payload, own, latest, held, report))
+    _guarded(report, "bag-info", lambda: check_bag_info(info, own, log, latest, key, report))
+    _guarded(report, "checkpoints.jsonl", lambda: check_checkpoint_count(history, own, report))
+    _guarded(report, "history", lambda: check_history(log, held, own, report))
     if key is not None:
         report.note(f"case public key (raw, SHA-256): {hashlib.sha256(key).hexdigest()} - "
                     "compare it with the key the case holder published or gave the court")
-    return report
+    lines = [c.raw for c in history]
+    return Checked(bundle, report, log, keys, latest, lines, held)
 
 
 def print_report(bundle: Path, report: Report) -> None:
@@ -1809,20 +2545,54 @@ def main(argv: Sequence[str] | None = None) -> int:
         "bundle", nargs="?", metavar="BUNDLE_DIR", default=str(Path(__file__).resolve().parent),
         help="the bundle directory (default: the directory this script is in)",
     )
+    parser.add_argument(
+        "--timestamp-window", metavar="HOURS", type=float, default=DEFAULT_WINDOW_HOURS,
+        help="how many hours after its checkpoint's time a time-stamp token's genTime may be "
+        f"(default {DEFAULT_WINDOW_HOURS:g})",
+    )
+    parser.add_argument(
+        "--against", metavar="OTHER_BUNDLE_DIR",
+        help="also check that one of the two bundles (the one with the longer signed log) is "
+        "a faithful later state of the other: same log lines, a consistent signed root, the "
+        "same key or a rotation the old key approved, the same item hashes",
+    )
     try:
         args = parser.parse_args(argv)
     except SystemExit as exc:  # argparse has already printed the usage message
         return 0 if exc.code == 0 else 2
-    bundle = Path(args.bundle)
-    if not bundle.is_dir():
-        print(f"verify_bundle.py: error: {bundle} is not a directory", file=sys.stderr)
-        return 2
+    bundles = [Path(args.bundle)] + ([Path(args.against)] if args.against else [])
+    for bundle in bundles:
+        if not bundle.is_dir():
+            print(f"verify_bundle.py: error: {bundle} is not a directory (unzip a zipped "
+                  "bundle first)", file=sys.stderr)
+            return 2
     reconfigure = getattr(sys.stdout, "reconfigure", None)
     if reconfigure is not None:  # print odd file names rather than crash on them
         reconfigure(errors="backslashreplace")
-    report = verify_bundle(bundle)
-    print_report(bundle, report)
-    return 0 if report.ok else 1
+    checked = [check_bundle(bundle, args.timestamp_window) for bundle in bundles]
+    for number, result in enumerate(checked):
+        if number:
+            print()
+        print_report(result.root, result.report)
+    comparison = Report()
+    if len(checked) == 2:
+        _guarded(comparison, "comparison",
+                 lambda: compare_bundles(checked[0], checked[1], comparison))
+        print()
+        print_comparison(comparison)
+    return 0 if comparison.ok and all(result.report.ok for result in checked) else 1
+
+
+def print_comparison(report: Report) -> None:
+    print("Comparing the two bundles (--against)")
+    for note in report.notes:
+        print(f"  - {note}")
+    if report.ok:
+        print("RESULT: the later bundle extends the earlier one.")
+        return
+    print(f"RESULT: FAILED - {len(report.failures)} difference(s):")
+    for number, failure in enumerate(report.failures, start=1):
+        print(f"  {number}. FAIL {failure}")
 
 
 if __name__ == "__main__":

@@ -55,7 +55,7 @@ def record_decision(case: Case, action: str, incident_id: str, payload: dict[str
     if action == "edit":
         check_edit(payload.get("field"), payload.get("value"))
     if action == "merge":
-        check_merge(incident_id, payload.get("merged", []))
+        check_merge(incident_id, payload)
     if action == "undo":
         check_undo(case, payload.get("undoes"))
     from casebuilder.resolution.anchoring import describe, referenced_keys
@@ -116,12 +116,19 @@ def _number(value: Any) -> TypeGuard[float]:
     return isinstance(value, int | float) and not isinstance(value, bool) and value == value
 
 
-def check_merge(incident_id: str, others: Any) -> None:
-    if not isinstance(others, list) or not others:
-        raise DecisionError("merge needs at least one other incident")
-    if incident_id in others or len(set(others)) != len(others):
-        raise DecisionError("merge needs other, distinct incidents: an incident is not merged "
-                            "with itself")
+def check_merge(incident_id: str, payload: dict[str, Any]) -> None:
+    """A merge joins other, distinct incidents (``merged``, as the command line records it),
+    or at least two distinct mentions (``keys``)."""
+    if "merged" in payload:
+        others = payload["merged"]
+        if not isinstance(others, list) or not others:
+            raise DecisionError("merge needs at least one other incident")
+        if incident_id in others or len(set(others)) != len(others):
+            raise DecisionError("merge needs other, distinct incidents: an incident is not "
+                                "merged with itself")
+    keys = payload.get("keys", [])
+    if not isinstance(keys, list) or len(set(keys)) < 2:
+        raise DecisionError("merge needs at least two distinct mentions to join")
 
 
 def check_undo(case: Case, undoes: Any) -> None:

@@ -29,6 +29,10 @@ from casebuilder.errors import CaseHomeError, ConfigurationError
 DEFAULT_HOME = Path("casebuilder-data")
 HOME_ENV = "CASEBUILDER_HOME"
 DEFAULT_MAX_FILE_SIZE = 64 * 1024**3  # multi-gigabyte videos fit; a 1 TiB sparse file does not
+#: How long after a checkpoint's time its RFC 3161 token's genTime may be before verify calls
+#: it late. A command asks for the token as it signs, so genTime is seconds after; a day leaves
+#: room for a slow authority, and a genTime days later is the mark of a back-dated checkpoint.
+DEFAULT_TSA_WINDOW_HOURS = 24.0
 
 
 @dataclass(frozen=True)
@@ -91,6 +95,7 @@ class CaseConfig:
     investigator: str = ""
     tsa_url: str = ""
     tsa_ca_file: str = ""
+    tsa_window_hours: float = DEFAULT_TSA_WINDOW_HOURS
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
     database_url: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
@@ -127,6 +132,8 @@ def write_config(paths: CasePaths, config: CaseConfig) -> None:
             f"url = {_toml_string(config.tsa_url)}",
             "# PEM file of the authority's CA certificate, used to verify its tokens.",
             f"ca_file = {_toml_string(config.tsa_ca_file)}",
+            "# Hours a token's genTime may follow its checkpoint's time before verify fails it.",
+            f"window_hours = {config.tsa_window_hours}",
             "",
             "[intake]",
             "# Files larger than this many bytes are refused with a message.",
@@ -165,12 +172,18 @@ def read_config(paths: CasePaths) -> CaseConfig:
         raise ConfigurationError(
             f"{paths.config}: [intake] max_file_size must be a positive integer"
         )
+    window = section("timestamping").get("window_hours", DEFAULT_TSA_WINDOW_HOURS)
+    if isinstance(window, bool) or not isinstance(window, int | float) or not window > 0:
+        raise ConfigurationError(
+            f"{paths.config}: [timestamping] window_hours must be a positive number"
+        )
     return CaseConfig(
         case_id=case["id"],
         name=str(case.get("name", "")),
         investigator=str(section("investigator").get("name", "")),
         tsa_url=str(section("timestamping").get("url", "")),
         tsa_ca_file=str(section("timestamping").get("ca_file", "")),
+        tsa_window_hours=float(window),
         max_file_size=max_size,
         database_url=str(section("database").get("url", "")),
         extra={
