@@ -20,43 +20,46 @@ mission) and its affiliation to a party come from the vocabularies.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field, fields, replace
 
 from casebuilder.extraction.phrases import PhraseMatcher
 from casebuilder.extraction.text import Sentence, TextAnalyser, Token
 from casebuilder.extraction.vocabulary import Vocabulary
+from casebuilder.model.lexicon import Lexicon
 
-PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i"})
-_SKIP_BEFORE_VERB = frozenset({"also", "later", "earlier", "separately", "previously", "had",
-                               "has", "have", "then", "further", "again", "reportedly",
-                               "initially", "first", "would", "was", "were", "is", "are"})
-_SPEAKER_BREAKS = frozenset({"that", "and", "but", "while", "which", "who", "when",
-                             "because", "after", "before", "if", ";", ":", "“", "”", '"',
-                             "(", ")", "—", "–", "-"})
-_TIME_WORDS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
-                         "sunday", "january", "february", "march", "april", "may", "june",
-                         "july", "august", "september", "october", "november", "december",
-                         "today", "yesterday", "morning", "evening", "night", "week",
-                         "month", "year", "on", "in", "at", "last", "this", "early", "late"})
-_NOUN_BEFORE = frozenset({"initial", "early", "earlier", "later", "first", "media", "news",
-                          "some", "the", "unconfirmed", "other", "these", "those", "press",
-                          "a", "an", "its", "their", "his", "her", "official"})
-_DETERMINERS = frozenset({"the", "his", "her", "its", "their", "a", "an", "one", "local"})
-_ROLE_WORDS = frozenset({"spokesman", "spokeswoman", "spokesperson", "governor", "mayor",
-                         "minister", "president", "adviser", "advisor", "head", "chief",
-                         "ombudsman", "prosecutor", "commander", "negotiator", "secretary",
-                         "official", "officials", "director", "correspondent", "council",
-                         "ministry", "office", "police", "administration", "service",
-                         "authorities", "residents", "resident", "witness", "witnesses",
-                         "journalists", "journalist", "embassy", "company", "military", "army",
-                         "staff", "mission", "committee", "broadcaster", "agency", "daughter",
-                         "son", "wife", "husband", "mother", "father", "rescuers", "emergency",
-                         "government", "kremlin", "people", "officers", "survivors",
-                         "monitors", "volunteers", "doctors", "doctor", "nurse", "soldiers",
-                         "troops", "forces", "media", "reporters", "photographs", "images",
-                         "footage", "videos", "video", "report", "reports", "statement",
-                         "locals", "city", "railway", "railways", "governor's", "officials'",
-                         "prosecutors", "investigators"})
+
+@dataclass(frozen=True)
+class SpeakerWords:
+    """The word classes of ``vocab/lexicon/speakers.toml`` the attributor reads, looked up once
+    per document rather than once per token."""
+
+    pronouns: frozenset[str]
+    person_pronouns: frozenset[str]
+    skipped_before_verb: frozenset[str]
+    breaks: frozenset[str]
+    time_words: frozenset[str]
+    leading_words: frozenset[str]
+    clause_openers: frozenset[str]
+    possessive_endings: frozenset[str]
+    report_nouns: frozenset[str]
+    report_noun_openers: frozenset[str]
+    passive_auxiliaries: frozenset[str]
+    naming_verbs: frozenset[str]
+    naming_particles: frozenset[str]
+    closing_quotes: frozenset[str]
+    relative_pronouns: frozenset[str]
+    definite_openers: frozenset[str]
+    determiners: frozenset[str]
+    aside_stops: frozenset[str]
+    after_verb_openers: frozenset[str]
+    after_verb_stops: frozenset[str]
+    after_verb_places: frozenset[str]
+    place_prepositions: frozenset[str]
+    role_words: frozenset[str]
+
+    @classmethod
+    def of(cls, lexicon: Lexicon) -> SpeakerWords:
+        return cls(**{f.name: lexicon.words(f"speaker_{f.name}") for f in fields(cls)})
 
 
 @dataclass(frozen=True)
@@ -87,6 +90,7 @@ class Attribution:
 class SpeakerMemory:
     """Speakers named so far in one document, to resolve "he said" and "Kyrylenko said"."""
 
+    words: SpeakerWords
     named: list[Attribution] = field(default_factory=list)
 
     def remember(self, attribution: Attribution) -> None:
@@ -96,8 +100,9 @@ class SpeakerMemory:
     def resolve(self, words: list[str]) -> Attribution | None:
         if not words:
             return None
-        if len(words) == 1 and words[0] in PRONOUNS:
-            wanted_person = words[0] in {"he", "she", "i"}
+        lexicon = self.words
+        if len(words) == 1 and words[0] in lexicon.pronouns:
+            wanted_person = words[0] in lexicon.person_pronouns
             for earlier in reversed(self.named):
                 if not wanted_person or _looks_like_person(earlier.speaker):
                     return earlier
@@ -111,13 +116,13 @@ class SpeakerMemory:
             # speaker's ("Governor Kyrylenko", "the ministry", "Konashenkov")
             if words[0] == "its" and len(words) <= 3:
                 return earlier  # "according to its initial report"
-            foreign = [w for w in words if w not in known and w not in _DETERMINERS
-                       and w not in _ROLE_WORDS]
+            foreign = [w for w in words if w not in known and w not in lexicon.determiners
+                       and w not in lexicon.role_words]
             if foreign:
                 continue
             if speaker_words and speaker_words[-1] == last and len(speaker_words) > len(words):
                 return earlier
-            if len(words) == 2 and words[0] in {"the", "its"} and \
+            if len(words) == 2 and words[0] in lexicon.definite_openers and \
                     last in earlier.speaker.lower().split():
                 return earlier
         return None
@@ -128,11 +133,11 @@ def _looks_like_person(speaker: str) -> bool:
     return 2 <= len(parts) <= 4 and all(p[:1].isupper() for p in parts)
 
 
-def _clean(tokens: list[Token]) -> list[Token]:
-    while tokens and (tokens[0].is_punct or (tokens[0].lower in {"and", "but", "the", "while"}
-                      and len(tokens) > 1 and tokens[0].lower != "the")):
+def _clean(tokens: list[Token], words: SpeakerWords) -> list[Token]:
+    while tokens and (tokens[0].is_punct or (tokens[0].lower in words.clause_openers
+                                             and len(tokens) > 1)):
         tokens = tokens[1:]
-    while tokens and tokens[-1].is_punct and tokens[-1].lower not in {"'s", "’s"}:
+    while tokens and tokens[-1].is_punct and tokens[-1].lower not in words.possessive_endings:
         tokens = tokens[:-1]
     return tokens
 
@@ -144,37 +149,35 @@ def _text(sentence: Sentence, tokens: list[Token]) -> str:
     return " ".join(raw.split())  # a wrapped line break inside a name is a space
 
 
-_LEADING = frozenset({"by", "on", "in", "at", "after", "before", "since", "during", "until",
-                      "as", "of", "late", "early", "earlier", "later", "then", "also"})
-
-
-def _strip_time(tokens: list[Token]) -> list[Token]:
+def _strip_time(tokens: list[Token], words: SpeakerWords) -> list[Token]:
     """"By Tuesday morning the State Emergency Service": drop the time before the speaker."""
     i = 0
-    while i < len(tokens) - 1 and (tokens[i].lower in _LEADING or tokens[i].lower in _TIME_WORDS
-                                   or tokens[i].lower.isdigit()):
+    while i < len(tokens) - 1 and (tokens[i].lower in words.leading_words or
+                                   tokens[i].lower in words.time_words or
+                                   tokens[i].lower.isdigit()):
         i += 1
     return tokens[i:] if i and i < len(tokens) else tokens
 
 
-def _breaks(tokens: list[Token], i: int) -> bool:
+def _breaks(tokens: list[Token], i: int, words: SpeakerWords) -> bool:
     """Does token ``i`` end a speaker phrase? A hyphen inside a word ("the Moscow-appointed
     head", "self-proclaimed") does not; a dash between words does."""
-    if tokens[i].lower not in _SPEAKER_BREAKS:
+    if tokens[i].lower not in words.breaks:
         return False
     attached = 0 < i < len(tokens) - 1 and tokens[i - 1].end == tokens[i].start and \
         tokens[i].end == tokens[i + 1].start
     return not (tokens[i].lower == "-" and attached)
 
 
-def _subject_ending(tokens: list[Token], end: int, reach: int) -> list[Token]:
+def _subject_ending(tokens: list[Token], end: int, reach: int, words: SpeakerWords
+                    ) -> list[Token]:
     """The phrase ending before token ``end``, back to a comma or a clause word, at most
     ``reach`` tokens long, without leading times ("By Tuesday the ministry")."""
     k = end
-    while k > 0 and not _breaks(tokens, k - 1) and tokens[k - 1].lower != "," and \
+    while k > 0 and not _breaks(tokens, k - 1, words) and tokens[k - 1].lower != "," and \
             end - k < reach:
         k -= 1
-    return _strip_time(_clean(tokens[k:end]))
+    return _strip_time(_clean(tokens[k:end], words), words)
 
 
 def _is_name_token(token: Token) -> bool:
@@ -193,7 +196,8 @@ class Attributor:
     def __init__(self, analyser: TextAnalyser, vocabulary: Vocabulary, outlet: str) -> None:
         self.vocabulary = vocabulary
         self.outlet = outlet or "the publishing outlet"
-        self.memory = SpeakerMemory()
+        self.words = SpeakerWords.of(vocabulary.lexicon)
+        self.memory = SpeakerMemory(self.words)
         self._phrases = PhraseMatcher(analyser, vocabulary.evidentiality_phrases.items())
         self._according = PhraseMatcher(analyser, [(p, p) for p in vocabulary.according_to])
         self._party_words = PhraseMatcher(
@@ -253,7 +257,7 @@ class Attributor:
             return None
         name, role = tokens[:comma], tokens[comma + 1 :]
         if not all(_is_name_token(t) for t in name) or \
-                not any(t.lower in _ROLE_WORDS for t in role) or \
+                not any(t.lower in self.words.role_words for t in role) or \
                 any(t.lower in self.vocabulary.speech_verbs for t in tokens):
             return None
         return self._make(sentence, name, role, "signed", "stated")
@@ -262,36 +266,37 @@ class Attributor:
     def _according_to(self, sentence: Sentence) -> Attribution | None:
         tokens = list(sentence.tokens)
         for match in self._according.find(tokens):
-            after = _clean(self._phrase_after(tokens, match.last))
+            after = self._clean(self._phrase_after(tokens, match.last))
             if after:
                 role: list[Token] = []
                 follow = match.last + len(after)
                 if follow < len(tokens) and tokens[follow].lower == ",":
-                    role = _clean(self._phrase_after(tokens, follow + 1))
-                    if not any(t.lower in _ROLE_WORDS for t in role):
+                    role = self._clean(self._phrase_after(tokens, follow + 1))
+                    if not any(t.lower in self.words.role_words for t in role):
                         role = []
                 return self._make(sentence, after, role, match.phrase, "stated")
         return None
 
     def _speaker_before_verb(self, sentence: Sentence) -> Attribution | None:
         tokens = list(sentence.tokens)
+        words = self.words
         for index, token in enumerate(tokens):
             if token.lower not in self.vocabulary.speech_verbs or index == 0:
                 continue
             end = index
-            while end > 0 and tokens[end - 1].lower in _SKIP_BEFORE_VERB:
+            while end > 0 and tokens[end - 1].lower in words.skipped_before_verb:
                 end -= 1
-            if token.lower in {"reports", "report", "statement"} and \
-                    tokens[index - 1].lower in _NOUN_BEFORE:
+            if token.lower in words.report_nouns and \
+                    tokens[index - 1].lower in words.report_noun_openers:
                 continue  # "Initial reports had put ...": a noun, not a verb
-            if tokens[index - 1].lower in {"been", "be", "being", "was", "were", "is", "are"}:
+            if tokens[index - 1].lower in words.passive_auxiliaries:
                 continue  # "Cases of rape have been reported": passive, no speaker here
-            if token.lower in {"called", "calls"} and index + 1 < len(tokens) and (
+            if token.lower in words.naming_verbs and index + 1 < len(tokens) and (
                     _is_name_token(tokens[index + 1]) or
-                    tokens[index + 1].lower in {"at", "by", "in", "off", "up"}):
+                    tokens[index + 1].lower in words.naming_particles):
                 continue  # "a village called Hroza", "a meeting called at Moscow's request"
             phrase, role = self._phrase_before(tokens, end)
-            phrase = _clean(phrase)
+            phrase = self._clean(phrase)
             if not phrase and tokens[end - 1].lower == "and":
                 # "President Zelensky published a video ... and said": the sentence's subject
                 phrase, role = self._opening_subject(tokens), []
@@ -307,7 +312,7 @@ class Attributor:
             if token.lower not in self.vocabulary.speech_verbs or index == 0:
                 continue
             before = tokens[index - 1]
-            if not (before.is_punct or before.lower in {"”", '"', "’"}):
+            if not (before.is_punct or before.lower in self.words.closing_quotes):
                 continue
             after = self._phrase_after(tokens, index + 1)
             role: list[Token] = []
@@ -316,8 +321,9 @@ class Attributor:
                     and tokens[index + 1 + len(after)].lower == ",":
                 role = after
                 after = self._phrase_after(tokens, index + 2 + len(after))
-            after = _clean(after)
-            if after and not (_is_name_token(after[0]) or after[0].lower in _DETERMINERS):
+            after = self._clean(after)
+            if after and not (_is_name_token(after[0]) or
+                              after[0].lower in self.words.determiners):
                 continue  # "said dozens of residents were found": the reported content
             if after and self._plausible_speaker(after):
                 evidentiality = self.vocabulary.evidentiality_verbs.get(token.lower, "stated")
@@ -325,16 +331,20 @@ class Attributor:
         return None
 
     # -- helpers ------------------------------------------------------------------------
-    @staticmethod
-    def _phrase_after(tokens: list[Token], start: int) -> list[Token]:
+    def _clean(self, tokens: list[Token]) -> list[Token]:
+        return _clean(tokens, self.words)
+
+    def _strip_time(self, tokens: list[Token]) -> list[Token]:
+        return _strip_time(tokens, self.words)
+
+    def _phrase_after(self, tokens: list[Token], start: int) -> list[Token]:
+        words = self.words
         out: list[Token] = []
-        if start < len(tokens) and tokens[start].lower in {"on", "in", "at", "that", "to",
-                                                            "for", "after", "before"}:
+        if start < len(tokens) and tokens[start].lower in words.after_verb_openers:
             return out
         for token in tokens[start:]:
-            if token.lower in {",", ".", ";", ":", "who", "which", "that", "“", "”", '"', "(",
-                               "—", "–"} or (token.lower in {"on", "in"} and out and \
-                    not out[-1].is_title):
+            if token.lower in words.after_verb_stops or (
+                    token.lower in words.after_verb_places and out and not out[-1].is_title):
                 break
             out.append(token)
             if len(out) >= 12:
@@ -353,7 +363,7 @@ class Attributor:
         i = end - 1 if closed_by_comma else end
         while len(segments) < 3:
             k = i
-            while k > 0 and not _breaks(tokens, k - 1) and \
+            while k > 0 and not _breaks(tokens, k - 1, self.words) and \
                     tokens[k - 1].lower != "," and i - k < 18:
                 k -= 1
             if i - k >= 18:
@@ -361,7 +371,8 @@ class Attributor:
             segment = tokens[k:i]
             if segment:
                 segments.insert(0, segment)
-            if k > 1 and tokens[k - 1].lower in {"who", "which"} and tokens[k - 2].lower == ",":
+            if k > 1 and tokens[k - 1].lower in self.words.relative_pronouns and \
+                    tokens[k - 2].lower == ",":
                 relative = True
                 if segment:
                     segments.pop(0)  # "X, who walked out of the city, told": an aside
@@ -381,15 +392,15 @@ class Attributor:
             break
         if not segments:
             return [], []
-        last = _strip_time(_clean(segments[-1]))
-        previous = _strip_time(_clean(segments[-2])) if len(segments) > 1 else []
+        last = self._strip_time(self._clean(segments[-1]))
+        previous = self._strip_time(self._clean(segments[-2])) if len(segments) > 1 else []
 
         def names(seg: list[Token]) -> bool:
             return bool(seg) and len(seg) <= 5 and all(
-                _is_name_token(t) or t.lower in {"'s", "’s"} for t in seg)
+                _is_name_token(t) or t.lower in self.words.possessive_endings for t in seg)
 
         def roleish(seg: list[Token]) -> bool:
-            return any(t.lower in _ROLE_WORDS for t in seg)
+            return any(t.lower in self.words.role_words for t in seg)
 
         if names(last):
             return last, previous if roleish(previous) else []
@@ -405,16 +416,15 @@ class Attributor:
             return last, []
         return [], []
 
-    @staticmethod
-    def _opening_subject(tokens: list[Token]) -> list[Token]:
+    def _opening_subject(self, tokens: list[Token]) -> list[Token]:
         """The name (with a title) a sentence opens with: "President Volodymyr Zelensky"."""
         run: list[Token] = []
         for token in tokens[:7]:
-            if _is_name_token(token) or (run and token.lower in {"'s", "’s"}):
+            if _is_name_token(token) or (run and token.lower in self.words.possessive_endings):
                 run.append(token)
             else:
                 break
-        return run if len(run) >= 2 or (run and run[0].lower in _ROLE_WORDS) else []
+        return run if len(run) >= 2 or (run and run[0].lower in self.words.role_words) else []
 
     def _before_long_aside(self, tokens: list[Token], end: int
                            ) -> tuple[list[Token], list[Token]] | None:
@@ -425,10 +435,10 @@ class Attributor:
             # subject before a "who" clause with no commas
             for j in range(end - 2, max(0, end - 25), -1):
                 word = tokens[j].lower
-                if word in {";", ":", "“", "”", '"', "(", ")", ","}:
+                if word in self.words.aside_stops or word == ",":
                     break
                 if word == "who" and j >= 1:
-                    subject = _subject_ending(tokens, j, 8)
+                    subject = _subject_ending(tokens, j, 8, self.words)
                     if subject and self._plausible_speaker(subject):
                         return subject, []
                     break
@@ -438,10 +448,10 @@ class Attributor:
         j = end - 2
         while j > 1 and end - j < 30:
             word = tokens[j].lower
-            if word in {";", ":", "“", "”", '"', "(", ")"}:
+            if word in self.words.aside_stops:
                 return None
-            if word in {"who", "which"} and tokens[j - 1].lower == ",":
-                subject = _subject_ending(tokens, j - 1, 14)
+            if word in self.words.relative_pronouns and tokens[j - 1].lower == ",":
+                subject = _subject_ending(tokens, j - 1, 14, self.words)
                 if subject and self._plausible_speaker(subject):
                     return subject, []
                 return None
@@ -450,21 +460,21 @@ class Attributor:
 
     def _plausible_speaker(self, phrase: list[Token]) -> bool:
         words = [t.lower for t in phrase]
-        if all(w in _TIME_WORDS or w.isdigit() for w in words):
+        if all(w in self.words.time_words or w.isdigit() for w in words):
             return False  # "as recently as Monday"
-        if len(words) == 1 and words[0] in PRONOUNS:
+        if len(words) == 1 and words[0] in self.words.pronouns:
             return True
         if len(words) > 12:
             return False
         if any(_is_name_token(t) for t in phrase):
             return True
-        return any(w in _ROLE_WORDS for w in words)
+        return any(w in self.words.role_words for w in words)
 
     def _make(self, sentence: Sentence, phrase: list[Token], role: list[Token], verb: str,
               evidentiality: str) -> Attribution:
         words = [t.lower for t in phrase]
         earlier = self.memory.resolve(words)
-        if earlier is not None and (len(words) == 1 or words[0] in {"the", "its"} or
+        if earlier is not None and (len(words) == 1 or words[0] in self.words.definite_openers or
                                     len(words) < len(earlier.speaker.split())):
             return replace(earlier, verb=verb, evidentiality=evidentiality, qualifiers=(),
                            start=phrase[0].start, end=phrase[-1].end)
@@ -477,12 +487,12 @@ class Attributor:
         of = next((i for i, t in enumerate(phrase) if t.lower == "of"), None)
         if of is not None and not role and 2 <= of <= 4 and \
                 all(_is_name_token(t) for t in phrase[:of]) and \
-                any(t.lower in _ROLE_WORDS for t in phrase[of + 1 :]):
+                any(t.lower in self.words.role_words for t in phrase[of + 1 :]):
             # "Kyrylo Tymoshenko of the Ukrainian presidential office": a person, and where
             # they work
             phrase, role = phrase[:of], phrase[of:]
         speaker = _text(sentence, phrase)
-        role_text = _text(sentence, _clean(role))
+        role_text = _text(sentence, self._clean(role))
         described = f"{speaker} {role_text}".lower()
         return Attribution(
             speaker=speaker,
@@ -509,7 +519,8 @@ class Attributor:
     def _party(self, sentence: Sentence, phrase: list[Token]) -> str | None:
         del sentence
         for match in self._party_words.find(phrase):
-            if match.first > 0 and phrase[match.first - 1].lower in {"in", "at", "near", "from"}:
+            if match.first > 0 and \
+                    phrase[match.first - 1].lower in self.words.place_prepositions:
                 continue  # "the United States embassy in Kyiv" is not Ukrainian
             return match.payload
         return None
