@@ -16,50 +16,63 @@ A sentence with no speaker is the outlet's own reporting. Evidentiality comes fr
 which qualify the claims of their own sentence or, when they stand alone, of the sentence
 before. The kind of source (official, journalist, witness, belligerent statement, monitoring
 mission) and its affiliation to a party come from the vocabularies.
+
+Where a speaker phrase starts and stops, what can be a speaker and whom "the ministry" means
+are decided by the rule tables ``vocab/rules/speaker_*.toml`` (see
+:mod:`casebuilder.extraction.speaker_cues`). Every attribution names the rules that found and
+shaped its speaker (``rules``) and the candidates the rules turned down (``refused_by``), so a
+sentence left to the outlet says why no one in it was taken for its source.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, fields, replace
+from dataclasses import dataclass, field, replace
+from typing import TypeVar
 
 from casebuilder.extraction.phrases import PhraseMatcher
+from casebuilder.extraction.rules import Decision, RuleTable
+from casebuilder.extraction.speaker_cues import (
+    AfterContext,
+    BeforeContext,
+    PhraseContext,
+    ReferenceContext,
+    ShapeContext,
+    SpeakerRules,
+    SpeakerWords,
+    VerbContext,
+    clean,
+    is_name_token,
+    looks_like_person,
+    phrase_after,
+    span,
+    speaker_rules,
+)
 from casebuilder.extraction.text import Sentence, TextAnalyser, Token
 from casebuilder.extraction.vocabulary import Vocabulary
-from casebuilder.model.lexicon import Lexicon
+
+C = TypeVar("C")
 
 
 @dataclass(frozen=True)
-class SpeakerWords:
-    """The word classes of ``vocab/lexicon/speakers.toml`` the attributor reads, looked up once
-    per document rather than once per token."""
+class Refusal:
+    """A candidate a speaker rule turned down: a reporting word that is no verb of speech
+    here ("cases have been reported"), or a phrase that is no speaker ("as recently as
+    Monday said")."""
 
-    pronouns: frozenset[str]
-    person_pronouns: frozenset[str]
-    skipped_before_verb: frozenset[str]
-    breaks: frozenset[str]
-    time_words: frozenset[str]
-    leading_words: frozenset[str]
-    clause_openers: frozenset[str]
-    possessive_endings: frozenset[str]
-    report_nouns: frozenset[str]
-    report_noun_openers: frozenset[str]
-    passive_auxiliaries: frozenset[str]
-    naming_verbs: frozenset[str]
-    naming_particles: frozenset[str]
-    closing_quotes: frozenset[str]
-    relative_pronouns: frozenset[str]
-    definite_openers: frozenset[str]
-    determiners: frozenset[str]
-    aside_stops: frozenset[str]
-    after_verb_openers: frozenset[str]
-    after_verb_stops: frozenset[str]
-    after_verb_places: frozenset[str]
-    place_prepositions: frozenset[str]
-    role_words: frozenset[str]
+    rule: str  # "table:rule", e.g. "speaker_cues:passive-voice"
+    words: str  # the words refused, as written
+    start: int
+    end: int
 
-    @classmethod
-    def of(cls, lexicon: Lexicon) -> SpeakerWords:
-        return cls(**{f.name: lexicon.words(f"speaker_{f.name}") for f in fields(cls)})
+
+@dataclass(frozen=True)
+class Traced:
+    """One decision of a speaker table and the words it was about."""
+
+    table: str
+    decision: Decision
+    start: int
+    end: int
 
 
 @dataclass(frozen=True)
@@ -76,6 +89,17 @@ class Attribution:
     others: tuple[str, ...] = ()  # further sources the same sentence names
     start: int | None = None  # the speaker's words in the text
     end: int | None = None
+    #: The rules that found and shaped the speaker, "table:rule" in the order they applied
+    #: ("speaker_before:name-then-role", "speaker_phrases:capitalised-name"), or the pattern
+    #: ("according-to", "signature"); empty for the outlet's own reporting.
+    rules: tuple[str, ...] = ()
+    #: Candidates the sentence offered that the rules turned down, each with its rule.
+    refused_by: tuple[Refusal, ...] = ()
+
+    @property
+    def rule(self) -> str:
+        """The rule that found the speaker, "" for the outlet's own reporting."""
+        return self.rules[0] if self.rules else ""
 
     def qualified(self, marker: str) -> Attribution:
         if marker in self.qualifiers:
@@ -90,6 +114,7 @@ class Attribution:
 class SpeakerMemory:
     """Speakers named so far in one document, to resolve "he said" and "Kyrylenko said"."""
 
+    references: RuleTable[ReferenceContext]
     words: SpeakerWords
     named: list[Attribution] = field(default_factory=list)
 
@@ -97,91 +122,19 @@ class SpeakerMemory:
         if attribution.kind != "outlet":
             self.named.append(attribution)
 
-    def resolve(self, words: list[str]) -> Attribution | None:
+    def resolve(self, words: list[str]) -> tuple[Attribution | None, Decision | None]:
+        """The latest speaker the words refer to (speaker_references), and the decision: the
+        one that matched, or else the one about the speaker named last."""
+        first: Decision | None = None
         if not words:
-            return None
-        lexicon = self.words
-        if len(words) == 1 and words[0] in lexicon.pronouns:
-            wanted_person = words[0] in lexicon.person_pronouns
-            for earlier in reversed(self.named):
-                if not wanted_person or _looks_like_person(earlier.speaker):
-                    return earlier
-            return None
-        last = words[-1]
+            return None, None
         for earlier in reversed(self.named):
-            speaker_words = earlier.speaker.lower().split()
-            known = set(speaker_words) | set(earlier.role.lower().split())
-            # "The United Nations human rights office" is not "... of the presidential
-            # office": every word that is not a determiner or a role word must be the earlier
-            # speaker's ("Governor Kyrylenko", "the ministry", "Konashenkov")
-            if words[0] == "its" and len(words) <= 3:
-                return earlier  # "according to its initial report"
-            foreign = [w for w in words if w not in known and w not in lexicon.determiners
-                       and w not in lexicon.role_words]
-            if foreign:
-                continue
-            if speaker_words and speaker_words[-1] == last and len(speaker_words) > len(words):
-                return earlier
-            if len(words) == 2 and words[0] in lexicon.definite_openers and \
-                    last in earlier.speaker.lower().split():
-                return earlier
-        return None
-
-
-def _looks_like_person(speaker: str) -> bool:
-    parts = speaker.split()
-    return 2 <= len(parts) <= 4 and all(p[:1].isupper() for p in parts)
-
-
-def _clean(tokens: list[Token], words: SpeakerWords) -> list[Token]:
-    while tokens and (tokens[0].is_punct or (tokens[0].lower in words.clause_openers
-                                             and len(tokens) > 1)):
-        tokens = tokens[1:]
-    while tokens and tokens[-1].is_punct and tokens[-1].lower not in words.possessive_endings:
-        tokens = tokens[:-1]
-    return tokens
-
-
-def _text(sentence: Sentence, tokens: list[Token]) -> str:
-    if not tokens:
-        return ""
-    raw = sentence.text[tokens[0].start - sentence.start : tokens[-1].end - sentence.start]
-    return " ".join(raw.split())  # a wrapped line break inside a name is a space
-
-
-def _strip_time(tokens: list[Token], words: SpeakerWords) -> list[Token]:
-    """"By Tuesday morning the State Emergency Service": drop the time before the speaker."""
-    i = 0
-    while i < len(tokens) - 1 and (tokens[i].lower in words.leading_words or
-                                   tokens[i].lower in words.time_words or
-                                   tokens[i].lower.isdigit()):
-        i += 1
-    return tokens[i:] if i and i < len(tokens) else tokens
-
-
-def _breaks(tokens: list[Token], i: int, words: SpeakerWords) -> bool:
-    """Does token ``i`` end a speaker phrase? A hyphen inside a word ("the Moscow-appointed
-    head", "self-proclaimed") does not; a dash between words does."""
-    if tokens[i].lower not in words.breaks:
-        return False
-    attached = 0 < i < len(tokens) - 1 and tokens[i - 1].end == tokens[i].start and \
-        tokens[i].end == tokens[i + 1].start
-    return not (tokens[i].lower == "-" and attached)
-
-
-def _subject_ending(tokens: list[Token], end: int, reach: int, words: SpeakerWords
-                    ) -> list[Token]:
-    """The phrase ending before token ``end``, back to a comma or a clause word, at most
-    ``reach`` tokens long, without leading times ("By Tuesday the ministry")."""
-    k = end
-    while k > 0 and not _breaks(tokens, k - 1, words) and tokens[k - 1].lower != "," and \
-            end - k < reach:
-        k -= 1
-    return _strip_time(_clean(tokens[k:end], words), words)
-
-
-def _is_name_token(token: Token) -> bool:
-    return token.is_title and not token.is_punct
+            decision = self.references.decide(
+                ReferenceContext(words, earlier.speaker, earlier.role, self.words))
+            if decision.outcome == "same":
+                return earlier, decision
+            first = first or decision
+        return None, first
 
 
 class Attributor:
@@ -190,14 +143,16 @@ class Attributor:
     def people(self) -> set[str]:
         """Every word of the person names attributed so far (to tell a surname that is also
         a village name from the village)."""
-        return {w for a in self.memory.named if _looks_like_person(a.speaker)
+        return {w for a in self.memory.named if looks_like_person(a.speaker)
                 for w in a.speaker.split()}
 
-    def __init__(self, analyser: TextAnalyser, vocabulary: Vocabulary, outlet: str) -> None:
+    def __init__(self, analyser: TextAnalyser, vocabulary: Vocabulary, outlet: str,
+                 rules: SpeakerRules | None = None) -> None:
         self.vocabulary = vocabulary
         self.outlet = outlet or "the publishing outlet"
-        self.words = SpeakerWords.of(vocabulary.lexicon)
-        self.memory = SpeakerMemory(self.words)
+        self.rules = rules or speaker_rules(vocabulary)
+        self.words = self.rules.words
+        self.memory = SpeakerMemory(self.rules.references, self.words)
         self._phrases = PhraseMatcher(analyser, vocabulary.evidentiality_phrases.items())
         self._according = PhraseMatcher(analyser, [(p, p) for p in vocabulary.according_to])
         self._party_words = PhraseMatcher(
@@ -207,12 +162,16 @@ class Attributor:
         self._previous: Attribution | None = None
         #: The party a stand-alone "could not be verified" sentence names, if any.
         self.qualified_party: str | None = None
+        #: Every speaker-table decision of the document, with the words it was about.
+        self.trace: list[Traced] = []
+        self._refused: list[Refusal] = []
 
     # -- public -------------------------------------------------------------------------
     def attribute(self, sentence: Sentence) -> tuple[Attribution, bool]:
         """The sentence's attribution, and whether the sentence only qualifies the one before
         (a stand-alone "The claim could not be independently verified.")."""
         tokens = list(sentence.tokens)
+        self._refused = []
         phrase_kinds = {m.payload for m in self._phrases.find(tokens)}
         found = self._speaker_before_verb(sentence) or self._speaker_after_verb(sentence) or \
             self._according_to(sentence)
@@ -241,6 +200,8 @@ class Attributor:
                     (m.payload for m in self._party_words.find(tokens)), None)
             else:
                 attribution = attribution.qualified("unverified")
+        if self._refused:
+            attribution = replace(attribution, refused_by=tuple(self._refused))
         self._previous = attribution
         return attribution, qualifies_previous
 
@@ -256,243 +217,127 @@ class Attributor:
         if comma is None or not 2 <= comma <= 4:
             return None
         name, role = tokens[:comma], tokens[comma + 1 :]
-        if not all(_is_name_token(t) for t in name) or \
+        if not all(is_name_token(t) for t in name) or \
                 not any(t.lower in self.words.role_words for t in role) or \
                 any(t.lower in self.vocabulary.speech_verbs for t in tokens):
             return None
-        return self._make(sentence, name, role, "signed", "stated")
+        return self._make(sentence, name, role, "signed", "stated", ("signature",))
 
     # -- patterns -----------------------------------------------------------------------
     def _according_to(self, sentence: Sentence) -> Attribution | None:
         tokens = list(sentence.tokens)
         for match in self._according.find(tokens):
-            after = self._clean(self._phrase_after(tokens, match.last))
+            after = clean(phrase_after(tokens, match.last, self.words), self.words)
             if after:
                 role: list[Token] = []
                 follow = match.last + len(after)
                 if follow < len(tokens) and tokens[follow].lower == ",":
-                    role = self._clean(self._phrase_after(tokens, follow + 1))
+                    role = clean(phrase_after(tokens, follow + 1, self.words), self.words)
                     if not any(t.lower in self.words.role_words for t in role):
                         role = []
-                return self._make(sentence, after, role, match.phrase, "stated")
+                return self._make(sentence, after, role, match.phrase, "stated",
+                                  ("according-to",))
         return None
 
     def _speaker_before_verb(self, sentence: Sentence) -> Attribution | None:
+        """"X said": a reporting verb the speaker_cues table lets through, and the speaker
+        before it that speaker_before finds and speaker_phrases accepts."""
         tokens = list(sentence.tokens)
-        words = self.words
         for index, token in enumerate(tokens):
             if token.lower not in self.vocabulary.speech_verbs or index == 0:
                 continue
+            verb = tokens[index : index + 1]
+            cue = self._decide(self.rules.cues, VerbContext(tokens, index), verb)
+            if cue.outcome == "not_a_cue":
+                self._refuse(self.rules.cues, cue, verb)
+                continue
             end = index
-            while end > 0 and tokens[end - 1].lower in words.skipped_before_verb:
+            while end > 0 and tokens[end - 1].lower in self.words.skipped_before_verb:
                 end -= 1
-            if token.lower in words.report_nouns and \
-                    tokens[index - 1].lower in words.report_noun_openers:
-                continue  # "Initial reports had put ...": a noun, not a verb
-            if tokens[index - 1].lower in words.passive_auxiliaries:
-                continue  # "Cases of rape have been reported": passive, no speaker here
-            if token.lower in words.naming_verbs and index + 1 < len(tokens) and (
-                    _is_name_token(tokens[index + 1]) or
-                    tokens[index + 1].lower in words.naming_particles):
-                continue  # "a village called Hroza", "a meeting called at Moscow's request"
-            phrase, role = self._phrase_before(tokens, end)
-            phrase = self._clean(phrase)
-            if not phrase and tokens[end - 1].lower == "and":
-                # "President Zelensky published a video ... and said": the sentence's subject
-                phrase, role = self._opening_subject(tokens), []
-            if not phrase or not self._plausible_speaker(phrase):
+            context = BeforeContext(tokens, end, self.words, self._speaker_before)
+            found = self._decide(self.rules.before, context, verb)
+            phrase, role = context.take(found.outcome)
+            phrase = clean(phrase, self.words)
+            if not phrase:
+                self._refuse(self.rules.before, found, verb)
+                continue
+            judged = self._judge(phrase, after_verb=False)
+            if judged.outcome != "speaker":
+                self._refuse(self.rules.phrases, judged, phrase)
                 continue
             evidentiality = self.vocabulary.evidentiality_verbs.get(token.lower, "stated")
-            return self._make(sentence, phrase, role, token.lower, evidentiality)
+            return self._make(sentence, phrase, role, token.lower, evidentiality,
+                              (f"speaker_before:{found.rule}", f"speaker_phrases:{judged.rule}"))
         return None
 
     def _speaker_after_verb(self, sentence: Sentence) -> Attribution | None:
+        """'"...," said X': the inverted order after a quotation (speaker_after)."""
         tokens = list(sentence.tokens)
         for index, token in enumerate(tokens[:-1]):
             if token.lower not in self.vocabulary.speech_verbs or index == 0:
                 continue
-            before = tokens[index - 1]
-            if not (before.is_punct or before.lower in self.words.closing_quotes):
+            verb = tokens[index : index + 1]
+            context = AfterContext(tokens, index, self.words)
+            cue = self._decide(self.rules.after, context, verb)
+            if cue.outcome == "not_a_cue":
+                self._refuse(self.rules.after, cue, verb)
                 continue
-            after = self._phrase_after(tokens, index + 1)
-            role: list[Token] = []
-            # "explained his daughter, Kristina Katrikova": role, then the name
-            if after and not _is_name_token(after[0]) and index + 1 + len(after) < len(tokens) \
-                    and tokens[index + 1 + len(after)].lower == ",":
-                role = after
-                after = self._phrase_after(tokens, index + 2 + len(after))
-            after = self._clean(after)
-            if after and not (_is_name_token(after[0]) or
-                              after[0].lower in self.words.determiners):
-                continue  # "said dozens of residents were found": the reported content
-            if after and self._plausible_speaker(after):
-                evidentiality = self.vocabulary.evidentiality_verbs.get(token.lower, "stated")
-                return self._make(sentence, after, role, token.lower, evidentiality)
+            phrase, role = context.take(cue.outcome)
+            phrase = clean(phrase, self.words)
+            if not phrase:
+                continue
+            judged = self._judge(phrase, after_verb=True)
+            if judged.outcome != "speaker":
+                self._refuse(self.rules.phrases, judged, phrase)
+                continue
+            evidentiality = self.vocabulary.evidentiality_verbs.get(token.lower, "stated")
+            return self._make(sentence, phrase, role, token.lower, evidentiality,
+                              (f"speaker_after:{cue.rule}", f"speaker_phrases:{judged.rule}"))
         return None
 
-    # -- helpers ------------------------------------------------------------------------
-    def _clean(self, tokens: list[Token]) -> list[Token]:
-        return _clean(tokens, self.words)
+    # -- decisions ----------------------------------------------------------------------
+    def _decide(self, table: RuleTable[C], context: C, about: list[Token]) -> Decision:
+        decision = table.decide(context)
+        start, end = span(about)
+        self.trace.append(Traced(table.name, decision, start, end))
+        return decision
 
-    def _strip_time(self, tokens: list[Token]) -> list[Token]:
-        return _strip_time(tokens, self.words)
+    def _refuse(self, table: RuleTable[C], decision: Decision, words: list[Token]) -> None:
+        start, end = span(words)
+        self._refused.append(Refusal(f"{table.name}:{decision.rule}",
+                                     " ".join(t.text for t in words), start, end))
 
-    def _phrase_after(self, tokens: list[Token], start: int) -> list[Token]:
-        words = self.words
-        out: list[Token] = []
-        if start < len(tokens) and tokens[start].lower in words.after_verb_openers:
-            return out
-        for token in tokens[start:]:
-            if token.lower in words.after_verb_stops or (
-                    token.lower in words.after_verb_places and out and not out[-1].is_title):
-                break
-            out.append(token)
-            if len(out) >= 12:
-                break
-        return out
+    def _judge(self, phrase: list[Token], after_verb: bool) -> Decision:
+        """Can the phrase be a speaker (speaker_phrases)?"""
+        context = PhraseContext(phrase, after_verb)
+        if not phrase:
+            return self.rules.phrases.decide(context)
+        return self._decide(self.rules.phrases, context, phrase)
 
-    def _phrase_before(self, tokens: list[Token], end: int) -> tuple[list[Token], list[Token]]:
-        """The speaker ending before ``end`` and its role, from up to three comma-separated
-        segments: "Name, role, said", "Role, Name, said", "Subject, aside, said"."""
-        aside = self._before_long_aside(tokens, end)
-        if aside is not None:
-            return aside
-        segments: list[list[Token]] = []
-        relative = False  # the verb belongs to a "who" or "which" clause
-        closed_by_comma = end > 0 and tokens[end - 1].lower == ","
-        i = end - 1 if closed_by_comma else end
-        while len(segments) < 3:
-            k = i
-            while k > 0 and not _breaks(tokens, k - 1, self.words) and \
-                    tokens[k - 1].lower != "," and i - k < 18:
-                k -= 1
-            if i - k >= 18:
-                break
-            segment = tokens[k:i]
-            if segment:
-                segments.insert(0, segment)
-            if k > 1 and tokens[k - 1].lower in self.words.relative_pronouns and \
-                    tokens[k - 2].lower == ",":
-                relative = True
-                if segment:
-                    segments.pop(0)  # "X, who walked out of the city, told": an aside
-                else:
-                    # "no comment from Moscow, which denies ...": the verb is the relative
-                    # clause's own, and its subject is the name just before the comma
-                    j = k - 2
-                    while j > 0 and _is_name_token(tokens[j - 1]) and k - 2 - j < 5:
-                        j -= 1
-                    if j < k - 2 and (j == 0 or not _is_name_token(tokens[j - 1])):
-                        return tokens[j : k - 2], []
-                i = k - 2
-                continue
-            if k > 0 and tokens[k - 1].lower == ",":
-                i = k - 1
-                continue
-            break
-        if not segments:
-            return [], []
-        last = self._strip_time(self._clean(segments[-1]))
-        previous = self._strip_time(self._clean(segments[-2])) if len(segments) > 1 else []
-
-        def names(seg: list[Token]) -> bool:
-            return bool(seg) and len(seg) <= 5 and all(
-                _is_name_token(t) or t.lower in self.words.possessive_endings for t in seg)
-
-        def roleish(seg: list[Token]) -> bool:
-            return any(t.lower in self.words.role_words for t in seg)
-
-        if names(last):
-            return last, previous if roleish(previous) else []
-        if closed_by_comma and names(previous) and self._plausible_speaker(last):
-            return previous, last
-        if relative and names(previous) and roleish(last) and len(segments) == 2:
-            return previous, last  # "Oleksiy Arestovych, an adviser to ..., who said"
-        if self._plausible_speaker(last) and not closed_by_comma:
-            return last, []
-        if previous and len(previous) <= 6 and self._plausible_speaker(previous):
-            return previous, []
-        if self._plausible_speaker(last):
-            return last, []
-        return [], []
-
-    def _opening_subject(self, tokens: list[Token]) -> list[Token]:
-        """The name (with a title) a sentence opens with: "President Volodymyr Zelensky"."""
-        run: list[Token] = []
-        for token in tokens[:7]:
-            if _is_name_token(token) or (run and token.lower in self.words.possessive_endings):
-                run.append(token)
-            else:
-                break
-        return run if len(run) >= 2 or (run and run[0].lower in self.words.role_words) else []
-
-    def _before_long_aside(self, tokens: list[Token], end: int
-                           ) -> tuple[list[Token], list[Token]] | None:
-        """"President Zelenskiy, who was in Granada, Spain, for a summit, called ...": the
-        subject before a relative clause that runs over several commas up to the verb."""
-        if end >= 3 and tokens[end - 1].lower != ",":
-            # "A woman who was evacuated in January and now lives in Dnipro said": the
-            # subject before a "who" clause with no commas
-            for j in range(end - 2, max(0, end - 25), -1):
-                word = tokens[j].lower
-                if word in self.words.aside_stops or word == ",":
-                    break
-                if word == "who" and j >= 1:
-                    subject = _subject_ending(tokens, j, 8, self.words)
-                    if subject and self._plausible_speaker(subject):
-                        return subject, []
-                    break
-            return None
-        if end < 2 or tokens[end - 1].lower != ",":
-            return None
-        j = end - 2
-        while j > 1 and end - j < 30:
-            word = tokens[j].lower
-            if word in self.words.aside_stops:
-                return None
-            if word in self.words.relative_pronouns and tokens[j - 1].lower == ",":
-                subject = _subject_ending(tokens, j - 1, 14, self.words)
-                if subject and self._plausible_speaker(subject):
-                    return subject, []
-                return None
-            j -= 1
-        return None
-
-    def _plausible_speaker(self, phrase: list[Token]) -> bool:
-        words = [t.lower for t in phrase]
-        if all(w in self.words.time_words or w.isdigit() for w in words):
-            return False  # "as recently as Monday"
-        if len(words) == 1 and words[0] in self.words.pronouns:
-            return True
-        if len(words) > 12:
-            return False
-        if any(_is_name_token(t) for t in phrase):
-            return True
-        return any(w in self.words.role_words for w in words)
+    def _speaker_before(self, phrase: list[Token]) -> bool:
+        return self._judge(phrase, after_verb=False).outcome == "speaker"
 
     def _make(self, sentence: Sentence, phrase: list[Token], role: list[Token], verb: str,
-              evidentiality: str) -> Attribution:
-        words = [t.lower for t in phrase]
-        earlier = self.memory.resolve(words)
-        if earlier is not None and (len(words) == 1 or words[0] in self.words.definite_openers or
-                                    len(words) < len(earlier.speaker.split())):
+              evidentiality: str, found: tuple[str, ...]) -> Attribution:
+        """The attribution to the phrase found: a speaker named before (speaker_references),
+        or the phrase as speaker_shapes splits it into speaker and role."""
+        earlier, reference = self.memory.resolve([t.lower for t in phrase])
+        if reference is not None:
+            start, end = span(phrase)
+            self.trace.append(Traced(self.rules.references.name, reference, start, end))
+        context = ShapeContext(phrase, role, earlier.speaker if earlier else None)
+        shape = self._decide(self.rules.shapes, context, phrase)
+        rules = found if shape.rule == "default" else (*found, f"speaker_shapes:{shape.rule}")
+        if shape.outcome == "earlier_speaker" and earlier is not None and reference is not None:
             return replace(earlier, verb=verb, evidentiality=evidentiality, qualifiers=(),
-                           start=phrase[0].start, end=phrase[-1].end)
-        by = next((i for i, t in enumerate(phrase) if t.lower == "by"), None)
-        if by is not None and by + 1 < len(phrase) and _is_name_token(phrase[by + 1]):
-            # "Satellite images taken by Maxar Technologies": the maker is the source
-            names = [t for t in phrase[by + 1 :]]
-            cut = next((i for i, t in enumerate(names) if not _is_name_token(t)), len(names))
-            role, phrase = phrase[:by], names[:cut]
-        of = next((i for i, t in enumerate(phrase) if t.lower == "of"), None)
-        if of is not None and not role and 2 <= of <= 4 and \
-                all(_is_name_token(t) for t in phrase[:of]) and \
-                any(t.lower in self.words.role_words for t in phrase[of + 1 :]):
-            # "Kyrylo Tymoshenko of the Ukrainian presidential office": a person, and where
-            # they work
-            phrase, role = phrase[:of], phrase[of:]
+                           start=phrase[0].start, end=phrase[-1].end, refused_by=(),
+                           rules=(*rules, f"speaker_references:{reference.rule}"))
+        if shape.outcome == "maker_after_by":
+            phrase, role = context.split_by()
+        elif shape.outcome == "person_and_workplace":
+            phrase, role = context.split_of()
         speaker = _text(sentence, phrase)
-        role_text = _text(sentence, self._clean(role))
+        role_text = _text(sentence, clean(role, self.words))
         described = f"{speaker} {role_text}".lower()
         return Attribution(
             speaker=speaker,
@@ -503,6 +348,7 @@ class Attributor:
             evidentiality=evidentiality,
             start=phrase[0].start,
             end=phrase[-1].end,
+            rules=rules,
         )
 
     def _kind(self, described: str) -> str:
@@ -524,3 +370,10 @@ class Attributor:
                 continue  # "the United States embassy in Kyiv" is not Ukrainian
             return match.payload
         return None
+
+
+def _text(sentence: Sentence, tokens: list[Token]) -> str:
+    if not tokens:
+        return ""
+    raw = sentence.text[tokens[0].start - sentence.start : tokens[-1].end - sentence.start]
+    return " ".join(raw.split())  # a wrapped line break inside a name is a space
