@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from casebuilder.extraction import speaker_cues
 from casebuilder.extraction.attribution import Attribution, Attributor
 from casebuilder.extraction.rules import Decision, RuleError, RuleTable, load_rule_table
 from casebuilder.extraction.speaker_cues import (
@@ -26,7 +27,7 @@ from casebuilder.extraction.speaker_cues import (
     load_speaker_rules,
 )
 from casebuilder.extraction.text import TextAnalyser
-from casebuilder.extraction.vocabulary import load_vocabulary
+from casebuilder.extraction.vocabulary import EVIDENTIALITY, load_vocabulary
 
 VOCABULARY = load_vocabulary()
 RULES = load_speaker_rules(VOCABULARY)
@@ -183,8 +184,6 @@ def _outcome_names(node: ast.AST) -> bool:
     """The outcomes a table may give and the evidentiality values are names of the model,
     not words of the text."""
     strings = {e.value for e in ast.walk(node) if isinstance(e, ast.Constant)}
-    outcomes = {"cue", "not_a_cue", "speaker_after", "role_then_speaker", "speaker",
-                "not_a_speaker", "same", "other", "earlier_speaker", "maker_after_by",
-                "person_and_workplace", "as_written", "none", "stated", "alleged",
-                "observed", "denied", "unverified", *BEFORE_OUTCOMES}
-    return strings <= outcomes
+    outcomes = {o for name, value in vars(speaker_cues).items() if name.endswith("_OUTCOMES")
+                for o in value}
+    return strings <= outcomes | set(EVIDENTIALITY)

@@ -190,6 +190,12 @@ def _second_word_after(c: VerbContext, words: frozenset[str]) -> bool:
     return after is not None and after.lower in words
 
 
+def _followed_by(c: VerbContext, phrases: frozenset[str]) -> bool:
+    one, two = c.after(), c.after(2)
+    return one is not None and (one.lower in phrases or (
+        two is not None and f"{one.lower} {two.lower}" in phrases))
+
+
 CUE_OUTCOMES = ("cue", "not_a_cue")
 CUE_PREDICATES: dict[str, Predicate[VerbContext]] = _table((
     Predicate("verb", "the reporting word is one of", "words", _in(lambda c: c.verb)),
@@ -201,6 +207,8 @@ CUE_PREDICATES: dict[str, Predicate[VerbContext]] = _table((
               "words", _second_word_after),
     Predicate("name_after", "a capitalised word follows the reporting word", "bool",
               _name_after),
+    Predicate("followed_by", "the word after the reporting word, or the two words after it "
+              "joined by a space, are one of", "words", _followed_by),
 ))
 
 
@@ -222,15 +230,23 @@ class AfterContext(VerbContext):
         return bool(self.first) and follow < len(self.tokens) and \
             self.tokens[follow].lower == ","
 
+    @cached_property
+    def second(self) -> list[Token]:
+        """The phrase after the comma that closes the first ("said X, [the governor]")."""
+        if not self.comma_after_first:
+            return []
+        return phrase_after(self.tokens, self.index + 2 + len(self.first), self.words)
+
     def take(self, outcome: str) -> tuple[list[Token], list[Token]]:
         """The speaker and role the outcome names, as written (not yet cleaned)."""
         if outcome == "role_then_speaker":
-            follow = self.index + 2 + len(self.first)
-            return phrase_after(self.tokens, follow, self.words), self.first
+            return self.second, self.first
+        if outcome == "speaker_then_role":
+            return self.first, self.second
         return self.first, []
 
 
-AFTER_OUTCOMES = ("speaker_after", "role_then_speaker", "not_a_cue")
+AFTER_OUTCOMES = ("speaker_after", "role_then_speaker", "speaker_then_role", "not_a_cue")
 AFTER_PREDICATES: dict[str, Predicate[AfterContext]] = _table((
     Predicate("punctuation_before", "a punctuation mark is just before the reporting word",
               "bool", _flag(lambda c: c.before.is_punct)),
@@ -241,6 +257,8 @@ AFTER_PREDICATES: dict[str, Predicate[AfterContext]] = _table((
     Predicate("comma_after_phrase", "a comma closes the phrase after the reporting word "
               "(\"explained his daughter, Kristina\")", "bool",
               _flag(lambda c: c.comma_after_first)),
+    Predicate("after_comma_has", "one of these is in the phrase after that comma", "words",
+              lambda c, words: any(t.lower in words for t in c.second)),
 ))
 
 
