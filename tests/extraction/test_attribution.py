@@ -204,3 +204,13 @@ def test_speaker_phrases_start_and_stop_where_the_words_say(tools, text, speaker
     attributor = Attributor(analyser, vocabulary, "The Outlet")
     found = [attributor.attribute(s)[0] for s in analyser.sentences(text)][-1]
     assert (found.speaker, found.role) == (speaker, role)
+
+
+def test_a_phrase_that_changes_the_evidentiality_is_named_among_the_rules(tools):
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    (parsed,) = analyser.sentences("Two people were killed, the governor said at the scene.")
+    found, _ = attributor.attribute(parsed)
+    assert found.evidentiality == "observed"
+    assert found.rules[-1] == "evidentiality-phrase:at the scene"
+    assert found.rule == "speaker_before:subject"

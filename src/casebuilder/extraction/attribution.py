@@ -53,6 +53,9 @@ from casebuilder.extraction.vocabulary import Vocabulary
 
 C = TypeVar("C")
 
+#: How the rules of an attribution name an evidentiality phrase that changed it.
+EVIDENCE = "evidentiality-phrase:"
+
 
 @dataclass(frozen=True)
 class Refusal:
@@ -92,7 +95,8 @@ class Attribution:
     end: int | None = None
     #: The rules that found and shaped the speaker, "table:rule" in the order they applied
     #: ("speaker_before:name-then-role", "speaker_phrases:capitalised-name"), or the pattern
-    #: ("according-to", "signature"); empty for the outlet's own reporting.
+    #: ("according-to", "signature"), then any phrase that changed the evidentiality
+    #: ("evidentiality-phrase:at the scene"); empty for the outlet's own reporting.
     rules: tuple[str, ...] = ()
     #: Candidates the sentence offered that the rules turned down, each with its rule.
     refused_by: tuple[Refusal, ...] = ()
@@ -100,7 +104,7 @@ class Attribution:
     @property
     def rule(self) -> str:
         """The rule that found the speaker, "" for the outlet's own reporting."""
-        return self.rules[0] if self.rules else ""
+        return next((r for r in self.rules if not r.startswith(EVIDENCE)), "")
 
     def qualified(self, marker: str) -> Attribution:
         if marker in self.qualifiers:
@@ -203,7 +207,8 @@ class Attributor:
         (a stand-alone "The claim could not be independently verified.")."""
         tokens = list(sentence.tokens)
         self._refused = []
-        phrase_kinds = {m.payload for m in self._phrases.find(tokens)}
+        phrases = self._phrases.find(tokens)
+        phrase_kinds = {m.payload for m in phrases}
         found = self._speaker_before_verb(sentence) or self._speaker_after_verb(sentence) or \
             self._according_to(sentence)
         if found is None:
@@ -215,11 +220,7 @@ class Attributor:
             if also is not None and also.speaker != found.speaker:
                 self.memory.remember(also)
                 attribution = replace(attribution, others=(also.speaker,))
-        if "observed" in phrase_kinds and attribution.evidentiality in {"stated", "observed"}:
-            attribution = replace(attribution, evidentiality="observed")
-        if "denied" in phrase_kinds and attribution.evidentiality != "denied" and \
-                attribution.kind != "outlet":
-            attribution = replace(attribution, evidentiality="denied")
+        attribution = self._weighed(attribution, {m.payload: m.phrase for m in reversed(phrases)})
         qualifies_previous = False
         self.qualified_party = None
         if "unverified" in phrase_kinds:
@@ -235,6 +236,21 @@ class Attributor:
             attribution = replace(attribution, refused_by=tuple(self._refused))
         self._previous = attribution
         return attribution, qualifies_previous
+
+    @staticmethod
+    def _weighed(attribution: Attribution, phrases: dict[str, str]) -> Attribution:
+        """Evidentiality from the sentence's phrases (attribution.toml): "at the scene" makes
+        a statement an observation, "denied responsibility" a source's claim a denial. The
+        phrase that changed it is recorded among the rules."""
+        observed, denied = phrases.get("observed"), phrases.get("denied")
+        if observed is not None and attribution.evidentiality == "stated":
+            attribution = replace(attribution, evidentiality="observed",
+                                  rules=(*attribution.rules, f"{EVIDENCE}{observed}"))
+        if denied is not None and attribution.evidentiality != "denied" and \
+                attribution.kind != "outlet":
+            attribution = replace(attribution, evidentiality="denied",
+                                  rules=(*attribution.rules, f"{EVIDENCE}{denied}"))
+        return attribution
 
     def signature(self, sentence: Sentence) -> Attribution | None:
         """A closing line that signs the document ("Oleh Syniehubov, head of the Kharkiv
