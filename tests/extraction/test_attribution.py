@@ -155,3 +155,62 @@ def test_the_subject_before_a_who_clause_without_commas_speaks(tools):
         "neighbours were killed.")
     found, _ = attributor.attribute(parsed)
     assert (found.speaker, found.kind) == ("A woman", "witness")
+
+
+def test_a_refused_speaker_carries_the_rule_that_refused_it(tools):
+    # "claimed the lives" kills, it says nothing: the sentence is the outlet's own, and its
+    # attribution says which rule turned the verb down and where the verb is
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    text = "The occupiers have claimed the lives of twelve people in the town."
+    (parsed,) = analyser.sentences(text)
+    found, _ = attributor.attribute(parsed)
+    assert (found.speaker, found.kind, found.rule) == ("The Outlet", "outlet", "")
+    refusal = found.refused_by[0]
+    assert refusal.rule == "speaker_cues:claimed-lives"
+    assert text[refusal.start : refusal.end] == refusal.words == "claimed"
+
+
+def test_an_attribution_names_the_rules_that_found_and_shaped_its_speaker(tools):
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    text = ("Pavlo Kyrylenko, the governor of the region, said two people died. Cases of looting "
+            "were reported, Kyrylenko added.")
+    first, second = (attributor.attribute(s)[0] for s in analyser.sentences(text))
+    assert first.rules == ("speaker_before:name-then-role", "speaker_phrases:capitalised-name")
+    assert first.refused_by == ()
+    assert second.speaker == "Pavlo Kyrylenko"
+    assert second.rules == ("speaker_before:name", "speaker_phrases:capitalised-name",
+                            "speaker_shapes:earlier-by-one-word", "speaker_references:surname")
+    assert [r.rule for r in second.refused_by] == ["speaker_cues:passive-voice"]
+
+
+@pytest.mark.parametrize(("text", "speaker", "role"), [
+    # a time between commas is not a name ("Monday")
+    ("The governor, on Monday, said two people died.", "The governor", ""),
+    # "what" and "where" open a clause: the speaker is after them
+    ("The strike hit what local officials described as a shelter.", "local officials", ""),
+    # "according to him" goes back to the last person named
+    ("Roman Hrytsenko said the city was shelled. According to him, two people died.",
+     "Roman Hrytsenko", ""),
+    # "so-called" is no reporting verb
+    ("The so-called republic was shelled again.", "The Outlet", ""),
+    # the inverted order keeps a role after the name
+    ("“We will rebuild,” said Oksana Melnyk, deputy head of the district council.",
+     "Oksana Melnyk", "deputy head of the district council"),
+])
+def test_speaker_phrases_start_and_stop_where_the_words_say(tools, text, speaker, role):
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    found = [attributor.attribute(s)[0] for s in analyser.sentences(text)][-1]
+    assert (found.speaker, found.role) == (speaker, role)
+
+
+def test_a_phrase_that_changes_the_evidentiality_is_named_among_the_rules(tools):
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    (parsed,) = analyser.sentences("Two people were killed, the governor said at the scene.")
+    found, _ = attributor.attribute(parsed)
+    assert found.evidentiality == "observed"
+    assert found.rules[-1] == "evidentiality-phrase:at the scene"
+    assert found.rule == "speaker_before:subject"

@@ -16,47 +16,67 @@ A sentence with no speaker is the outlet's own reporting. Evidentiality comes fr
 which qualify the claims of their own sentence or, when they stand alone, of the sentence
 before. The kind of source (official, journalist, witness, belligerent statement, monitoring
 mission) and its affiliation to a party come from the vocabularies.
+
+Where a speaker phrase starts and stops, what can be a speaker and whom "the ministry" means
+are decided by the rule tables ``vocab/rules/speaker_*.toml`` (see
+:mod:`casebuilder.extraction.speaker_cues`). Every attribution names the rules that found and
+shaped its speaker (``rules``) and the candidates the rules turned down (``refused_by``), so a
+sentence left to the outlet says why no one in it was taken for its source.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import TypeVar
 
 from casebuilder.extraction.phrases import PhraseMatcher
+from casebuilder.extraction.rules import Decision, RuleTable
+from casebuilder.extraction.speaker_cues import (
+    AfterContext,
+    BeforeContext,
+    PhraseContext,
+    ReferenceContext,
+    ShapeContext,
+    SpeakerRules,
+    SpeakerWords,
+    VerbContext,
+    clean,
+    is_name_token,
+    looks_like_person,
+    phrase_after,
+    span,
+    speaker_rules,
+)
 from casebuilder.extraction.text import Sentence, TextAnalyser, Token
 from casebuilder.extraction.vocabulary import Vocabulary
 
-PRONOUNS = frozenset({"he", "she", "it", "they", "we", "i"})
-_SKIP_BEFORE_VERB = frozenset({"also", "later", "earlier", "separately", "previously", "had",
-                               "has", "have", "then", "further", "again", "reportedly",
-                               "initially", "first", "would", "was", "were", "is", "are"})
-_SPEAKER_BREAKS = frozenset({"that", "and", "but", "while", "which", "who", "when",
-                             "because", "after", "before", "if", ";", ":", "“", "”", '"',
-                             "(", ")", "—", "–", "-"})
-_TIME_WORDS = frozenset({"monday", "tuesday", "wednesday", "thursday", "friday", "saturday",
-                         "sunday", "january", "february", "march", "april", "may", "june",
-                         "july", "august", "september", "october", "november", "december",
-                         "today", "yesterday", "morning", "evening", "night", "week",
-                         "month", "year", "on", "in", "at", "last", "this", "early", "late"})
-_NOUN_BEFORE = frozenset({"initial", "early", "earlier", "later", "first", "media", "news",
-                          "some", "the", "unconfirmed", "other", "these", "those", "press",
-                          "a", "an", "its", "their", "his", "her", "official"})
-_DETERMINERS = frozenset({"the", "his", "her", "its", "their", "a", "an", "one", "local"})
-_ROLE_WORDS = frozenset({"spokesman", "spokeswoman", "spokesperson", "governor", "mayor",
-                         "minister", "president", "adviser", "advisor", "head", "chief",
-                         "ombudsman", "prosecutor", "commander", "negotiator", "secretary",
-                         "official", "officials", "director", "correspondent", "council",
-                         "ministry", "office", "police", "administration", "service",
-                         "authorities", "residents", "resident", "witness", "witnesses",
-                         "journalists", "journalist", "embassy", "company", "military", "army",
-                         "staff", "mission", "committee", "broadcaster", "agency", "daughter",
-                         "son", "wife", "husband", "mother", "father", "rescuers", "emergency",
-                         "government", "kremlin", "people", "officers", "survivors",
-                         "monitors", "volunteers", "doctors", "doctor", "nurse", "soldiers",
-                         "troops", "forces", "media", "reporters", "photographs", "images",
-                         "footage", "videos", "video", "report", "reports", "statement",
-                         "locals", "city", "railway", "railways", "governor's", "officials'",
-                         "prosecutors", "investigators"})
+C = TypeVar("C")
+
+#: How the rules of an attribution name an evidentiality phrase that changed it.
+EVIDENCE = "evidentiality-phrase:"
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A candidate a speaker rule turned down: a reporting word that is no verb of speech
+    here ("cases have been reported"), or a phrase that is no speaker ("as recently as
+    Monday said")."""
+
+    rule: str  # "table:rule", e.g. "speaker_cues:passive-voice"
+    words: str  # the words refused, as written
+    start: int
+    end: int
+
+
+@dataclass(frozen=True)
+class Traced:
+    """One decision of a speaker table and the words it was about."""
+
+    table: str
+    decision: Decision
+    start: int
+    end: int
 
 
 @dataclass(frozen=True)
@@ -73,6 +93,18 @@ class Attribution:
     others: tuple[str, ...] = ()  # further sources the same sentence names
     start: int | None = None  # the speaker's words in the text
     end: int | None = None
+    #: The rules that found and shaped the speaker, "table:rule" in the order they applied
+    #: ("speaker_before:name-then-role", "speaker_phrases:capitalised-name"), or the pattern
+    #: ("according-to", "signature"), then any phrase that changed the evidentiality
+    #: ("evidentiality-phrase:at the scene"); empty for the outlet's own reporting.
+    rules: tuple[str, ...] = ()
+    #: Candidates the sentence offered that the rules turned down, each with its rule.
+    refused_by: tuple[Refusal, ...] = ()
+
+    @property
+    def rule(self) -> str:
+        """The rule that found the speaker, "" for the outlet's own reporting."""
+        return next((r for r in self.rules if not r.startswith(EVIDENCE)), "")
 
     def qualified(self, marker: str) -> Attribution:
         if marker in self.qualifiers:
@@ -87,98 +119,59 @@ class Attribution:
 class SpeakerMemory:
     """Speakers named so far in one document, to resolve "he said" and "Kyrylenko said"."""
 
+    references: RuleTable[ReferenceContext]
+    words: SpeakerWords
     named: list[Attribution] = field(default_factory=list)
 
     def remember(self, attribution: Attribution) -> None:
         if attribution.kind != "outlet":
             self.named.append(attribution)
 
-    def resolve(self, words: list[str]) -> Attribution | None:
+    def resolve(self, words: list[str]) -> tuple[Attribution | None, Decision | None]:
+        """The latest speaker the words refer to (speaker_references), and the decision: the
+        one that matched, or else the one about the speaker named last."""
+        first: Decision | None = None
         if not words:
-            return None
-        if len(words) == 1 and words[0] in PRONOUNS:
-            wanted_person = words[0] in {"he", "she", "i"}
-            for earlier in reversed(self.named):
-                if not wanted_person or _looks_like_person(earlier.speaker):
-                    return earlier
-            return None
-        last = words[-1]
+            return None, None
+        asked: set[tuple[str, str]] = set()  # a speaker named again is the same question
         for earlier in reversed(self.named):
-            speaker_words = earlier.speaker.lower().split()
-            known = set(speaker_words) | set(earlier.role.lower().split())
-            # "The United Nations human rights office" is not "... of the presidential
-            # office": every word that is not a determiner or a role word must be the earlier
-            # speaker's ("Governor Kyrylenko", "the ministry", "Konashenkov")
-            if words[0] == "its" and len(words) <= 3:
-                return earlier  # "according to its initial report"
-            foreign = [w for w in words if w not in known and w not in _DETERMINERS
-                       and w not in _ROLE_WORDS]
-            if foreign:
+            if (earlier.speaker, earlier.role) in asked:
                 continue
-            if speaker_words and speaker_words[-1] == last and len(speaker_words) > len(words):
-                return earlier
-            if len(words) == 2 and words[0] in {"the", "its"} and \
-                    last in earlier.speaker.lower().split():
-                return earlier
-        return None
+            asked.add((earlier.speaker, earlier.role))
+            decision = self.references.decide(
+                ReferenceContext(words, earlier.speaker, earlier.role, self.words))
+            if decision.outcome == "same":
+                return earlier, decision
+            first = first or decision
+        return None, first
 
 
-def _looks_like_person(speaker: str) -> bool:
-    parts = speaker.split()
-    return 2 <= len(parts) <= 4 and all(p[:1].isupper() for p in parts)
+@dataclass(frozen=True)
+class _Matchers:
+    """The phrase matchers of attribution, built once per analyser and vocabulary."""
+
+    analyser: TextAnalyser  # held, so that its id is not reused while the entry lives
+    phrases: PhraseMatcher[str]  # evidentiality phrases
+    according: PhraseMatcher[str]  # "according to", "citing"
+    party_words: PhraseMatcher[str]  # words tying a speaker to a party
 
 
-def _clean(tokens: list[Token]) -> list[Token]:
-    while tokens and (tokens[0].is_punct or (tokens[0].lower in {"and", "but", "the", "while"}
-                      and len(tokens) > 1 and tokens[0].lower != "the")):
-        tokens = tokens[1:]
-    while tokens and tokens[-1].is_punct and tokens[-1].lower not in {"'s", "’s"}:
-        tokens = tokens[:-1]
-    return tokens
+#: Built matchers, by analyser and vocabulary: an Attributor is made for every document, and
+#: tokenising every vocabulary phrase again for each one took a tenth of extraction time.
+_BUILT: dict[tuple[int, Path, str], _Matchers] = {}
 
 
-def _text(sentence: Sentence, tokens: list[Token]) -> str:
-    if not tokens:
-        return ""
-    raw = sentence.text[tokens[0].start - sentence.start : tokens[-1].end - sentence.start]
-    return " ".join(raw.split())  # a wrapped line break inside a name is a space
-
-
-_LEADING = frozenset({"by", "on", "in", "at", "after", "before", "since", "during", "until",
-                      "as", "of", "late", "early", "earlier", "later", "then", "also"})
-
-
-def _strip_time(tokens: list[Token]) -> list[Token]:
-    """"By Tuesday morning the State Emergency Service": drop the time before the speaker."""
-    i = 0
-    while i < len(tokens) - 1 and (tokens[i].lower in _LEADING or tokens[i].lower in _TIME_WORDS
-                                   or tokens[i].lower.isdigit()):
-        i += 1
-    return tokens[i:] if i and i < len(tokens) else tokens
-
-
-def _breaks(tokens: list[Token], i: int) -> bool:
-    """Does token ``i`` end a speaker phrase? A hyphen inside a word ("the Moscow-appointed
-    head", "self-proclaimed") does not; a dash between words does."""
-    if tokens[i].lower not in _SPEAKER_BREAKS:
-        return False
-    attached = 0 < i < len(tokens) - 1 and tokens[i - 1].end == tokens[i].start and \
-        tokens[i].end == tokens[i + 1].start
-    return not (tokens[i].lower == "-" and attached)
-
-
-def _subject_ending(tokens: list[Token], end: int, reach: int) -> list[Token]:
-    """The phrase ending before token ``end``, back to a comma or a clause word, at most
-    ``reach`` tokens long, without leading times ("By Tuesday the ministry")."""
-    k = end
-    while k > 0 and not _breaks(tokens, k - 1) and tokens[k - 1].lower != "," and \
-            end - k < reach:
-        k -= 1
-    return _strip_time(_clean(tokens[k:end]))
-
-
-def _is_name_token(token: Token) -> bool:
-    return token.is_title and not token.is_punct
+def _matchers(analyser: TextAnalyser, vocabulary: Vocabulary) -> _Matchers:
+    key = (id(analyser), vocabulary.directory, vocabulary.digest)
+    built = _BUILT.get(key)
+    if built is None or built.analyser is not analyser:
+        built = _BUILT[key] = _Matchers(
+            analyser,
+            PhraseMatcher(analyser, vocabulary.evidentiality_phrases.items()),
+            PhraseMatcher(analyser, [(p, p) for p in vocabulary.according_to]),
+            PhraseMatcher(analyser, [(w, party.key) for party in vocabulary.parties.values()
+                                     for w in party.state_words]))
+    return built
 
 
 class Attributor:
@@ -187,29 +180,35 @@ class Attributor:
     def people(self) -> set[str]:
         """Every word of the person names attributed so far (to tell a surname that is also
         a village name from the village)."""
-        return {w for a in self.memory.named if _looks_like_person(a.speaker)
+        return {w for a in self.memory.named if looks_like_person(a.speaker)
                 for w in a.speaker.split()}
 
-    def __init__(self, analyser: TextAnalyser, vocabulary: Vocabulary, outlet: str) -> None:
+    def __init__(self, analyser: TextAnalyser, vocabulary: Vocabulary, outlet: str,
+                 rules: SpeakerRules | None = None) -> None:
         self.vocabulary = vocabulary
         self.outlet = outlet or "the publishing outlet"
-        self.memory = SpeakerMemory()
-        self._phrases = PhraseMatcher(analyser, vocabulary.evidentiality_phrases.items())
-        self._according = PhraseMatcher(analyser, [(p, p) for p in vocabulary.according_to])
-        self._party_words = PhraseMatcher(
-            analyser,
-            [(w, key) for key, party in vocabulary.parties.items() for w in party.state_words],
-        )
+        self.rules = rules or speaker_rules(vocabulary)
+        self.words = self.rules.words
+        self.memory = SpeakerMemory(self.rules.references, self.words)
+        matchers = _matchers(analyser, vocabulary)
+        self._phrases = matchers.phrases
+        self._according = matchers.according
+        self._party_words = matchers.party_words
         self._previous: Attribution | None = None
         #: The party a stand-alone "could not be verified" sentence names, if any.
         self.qualified_party: str | None = None
+        #: Every speaker-table decision of the document, with the words it was about.
+        self.trace: list[Traced] = []
+        self._refused: list[Refusal] = []
 
     # -- public -------------------------------------------------------------------------
     def attribute(self, sentence: Sentence) -> tuple[Attribution, bool]:
         """The sentence's attribution, and whether the sentence only qualifies the one before
         (a stand-alone "The claim could not be independently verified.")."""
         tokens = list(sentence.tokens)
-        phrase_kinds = {m.payload for m in self._phrases.find(tokens)}
+        self._refused = []
+        phrases = self._phrases.find(tokens)
+        phrase_kinds = {m.payload for m in phrases}
         found = self._speaker_before_verb(sentence) or self._speaker_after_verb(sentence) or \
             self._according_to(sentence)
         if found is None:
@@ -221,11 +220,7 @@ class Attributor:
             if also is not None and also.speaker != found.speaker:
                 self.memory.remember(also)
                 attribution = replace(attribution, others=(also.speaker,))
-        if "observed" in phrase_kinds and attribution.evidentiality in {"stated", "observed"}:
-            attribution = replace(attribution, evidentiality="observed")
-        if "denied" in phrase_kinds and attribution.evidentiality != "denied" and \
-                attribution.kind != "outlet":
-            attribution = replace(attribution, evidentiality="denied")
+        attribution = self._weighed(attribution, {m.payload: m.phrase for m in reversed(phrases)})
         qualifies_previous = False
         self.qualified_party = None
         if "unverified" in phrase_kinds:
@@ -237,8 +232,25 @@ class Attributor:
                     (m.payload for m in self._party_words.find(tokens)), None)
             else:
                 attribution = attribution.qualified("unverified")
+        if self._refused:
+            attribution = replace(attribution, refused_by=tuple(self._refused))
         self._previous = attribution
         return attribution, qualifies_previous
+
+    @staticmethod
+    def _weighed(attribution: Attribution, phrases: dict[str, str]) -> Attribution:
+        """Evidentiality from the sentence's phrases (attribution.toml): "at the scene" makes
+        a statement an observation, "denied responsibility" a source's claim a denial. The
+        phrase that changed it is recorded among the rules."""
+        observed, denied = phrases.get("observed"), phrases.get("denied")
+        if observed is not None and attribution.evidentiality == "stated":
+            attribution = replace(attribution, evidentiality="observed",
+                                  rules=(*attribution.rules, f"{EVIDENCE}{observed}"))
+        if denied is not None and attribution.evidentiality != "denied" and \
+                attribution.kind != "outlet":
+            attribution = replace(attribution, evidentiality="denied",
+                                  rules=(*attribution.rules, f"{EVIDENCE}{denied}"))
+        return attribution
 
     def signature(self, sentence: Sentence) -> Attribution | None:
         """A closing line that signs the document ("Oleh Syniehubov, head of the Kharkiv
@@ -252,237 +264,127 @@ class Attributor:
         if comma is None or not 2 <= comma <= 4:
             return None
         name, role = tokens[:comma], tokens[comma + 1 :]
-        if not all(_is_name_token(t) for t in name) or \
-                not any(t.lower in _ROLE_WORDS for t in role) or \
+        if not all(is_name_token(t) for t in name) or \
+                not any(t.lower in self.words.role_words for t in role) or \
                 any(t.lower in self.vocabulary.speech_verbs for t in tokens):
             return None
-        return self._make(sentence, name, role, "signed", "stated")
+        return self._make(sentence, name, role, "signed", "stated", ("signature",))
 
     # -- patterns -----------------------------------------------------------------------
     def _according_to(self, sentence: Sentence) -> Attribution | None:
         tokens = list(sentence.tokens)
         for match in self._according.find(tokens):
-            after = _clean(self._phrase_after(tokens, match.last))
+            after = clean(phrase_after(tokens, match.last, self.words), self.words)
             if after:
                 role: list[Token] = []
                 follow = match.last + len(after)
                 if follow < len(tokens) and tokens[follow].lower == ",":
-                    role = _clean(self._phrase_after(tokens, follow + 1))
-                    if not any(t.lower in _ROLE_WORDS for t in role):
+                    role = clean(phrase_after(tokens, follow + 1, self.words), self.words)
+                    if not any(t.lower in self.words.role_words for t in role):
                         role = []
-                return self._make(sentence, after, role, match.phrase, "stated")
+                return self._make(sentence, after, role, match.phrase, "stated",
+                                  ("according-to",))
         return None
 
     def _speaker_before_verb(self, sentence: Sentence) -> Attribution | None:
+        """"X said": a reporting verb the speaker_cues table lets through, and the speaker
+        before it that speaker_before finds and speaker_phrases accepts."""
         tokens = list(sentence.tokens)
         for index, token in enumerate(tokens):
             if token.lower not in self.vocabulary.speech_verbs or index == 0:
                 continue
+            verb = tokens[index : index + 1]
+            cue = self._decide(self.rules.cues, VerbContext(tokens, index), verb)
+            if cue.outcome == "not_a_cue":
+                self._refuse(self.rules.cues, cue, verb)
+                continue
             end = index
-            while end > 0 and tokens[end - 1].lower in _SKIP_BEFORE_VERB:
+            while end > 0 and tokens[end - 1].lower in self.words.skipped_before_verb:
                 end -= 1
-            if token.lower in {"reports", "report", "statement"} and \
-                    tokens[index - 1].lower in _NOUN_BEFORE:
-                continue  # "Initial reports had put ...": a noun, not a verb
-            if tokens[index - 1].lower in {"been", "be", "being", "was", "were", "is", "are"}:
-                continue  # "Cases of rape have been reported": passive, no speaker here
-            if token.lower in {"called", "calls"} and index + 1 < len(tokens) and (
-                    _is_name_token(tokens[index + 1]) or
-                    tokens[index + 1].lower in {"at", "by", "in", "off", "up"}):
-                continue  # "a village called Hroza", "a meeting called at Moscow's request"
-            phrase, role = self._phrase_before(tokens, end)
-            phrase = _clean(phrase)
-            if not phrase and tokens[end - 1].lower == "and":
-                # "President Zelensky published a video ... and said": the sentence's subject
-                phrase, role = self._opening_subject(tokens), []
-            if not phrase or not self._plausible_speaker(phrase):
+            context = BeforeContext(tokens, end, self.words, self._speaker_before)
+            found = self._decide(self.rules.before, context, verb)
+            phrase, role = context.take(found.outcome)
+            phrase = clean(phrase, self.words)
+            if not phrase:
+                self._refuse(self.rules.before, found, verb)
+                continue
+            judged = self._judge(phrase, after_verb=False)
+            if judged.outcome != "speaker":
+                self._refuse(self.rules.phrases, judged, phrase)
                 continue
             evidentiality = self.vocabulary.evidentiality_verbs.get(token.lower, "stated")
-            return self._make(sentence, phrase, role, token.lower, evidentiality)
+            return self._make(sentence, phrase, role, token.lower, evidentiality,
+                              (f"speaker_before:{found.rule}", f"speaker_phrases:{judged.rule}"))
         return None
 
     def _speaker_after_verb(self, sentence: Sentence) -> Attribution | None:
+        """'"...," said X': the inverted order after a quotation (speaker_after)."""
         tokens = list(sentence.tokens)
         for index, token in enumerate(tokens[:-1]):
             if token.lower not in self.vocabulary.speech_verbs or index == 0:
                 continue
-            before = tokens[index - 1]
-            if not (before.is_punct or before.lower in {"”", '"', "’"}):
+            verb = tokens[index : index + 1]
+            context = AfterContext(tokens, index, self.words)
+            cue = self._decide(self.rules.after, context, verb)
+            if cue.outcome == "not_a_cue":
+                self._refuse(self.rules.after, cue, verb)
                 continue
-            after = self._phrase_after(tokens, index + 1)
-            role: list[Token] = []
-            # "explained his daughter, Kristina Katrikova": role, then the name
-            if after and not _is_name_token(after[0]) and index + 1 + len(after) < len(tokens) \
-                    and tokens[index + 1 + len(after)].lower == ",":
-                role = after
-                after = self._phrase_after(tokens, index + 2 + len(after))
-            after = _clean(after)
-            if after and not (_is_name_token(after[0]) or after[0].lower in _DETERMINERS):
-                continue  # "said dozens of residents were found": the reported content
-            if after and self._plausible_speaker(after):
-                evidentiality = self.vocabulary.evidentiality_verbs.get(token.lower, "stated")
-                return self._make(sentence, after, role, token.lower, evidentiality)
+            phrase, role = context.take(cue.outcome)
+            phrase = clean(phrase, self.words)
+            if not phrase:
+                continue
+            judged = self._judge(phrase, after_verb=True)
+            if judged.outcome != "speaker":
+                self._refuse(self.rules.phrases, judged, phrase)
+                continue
+            evidentiality = self.vocabulary.evidentiality_verbs.get(token.lower, "stated")
+            return self._make(sentence, phrase, role, token.lower, evidentiality,
+                              (f"speaker_after:{cue.rule}", f"speaker_phrases:{judged.rule}"))
         return None
 
-    # -- helpers ------------------------------------------------------------------------
-    @staticmethod
-    def _phrase_after(tokens: list[Token], start: int) -> list[Token]:
-        out: list[Token] = []
-        if start < len(tokens) and tokens[start].lower in {"on", "in", "at", "that", "to",
-                                                            "for", "after", "before"}:
-            return out
-        for token in tokens[start:]:
-            if token.lower in {",", ".", ";", ":", "who", "which", "that", "“", "”", '"', "(",
-                               "—", "–"} or (token.lower in {"on", "in"} and out and \
-                    not out[-1].is_title):
-                break
-            out.append(token)
-            if len(out) >= 12:
-                break
-        return out
+    # -- decisions ----------------------------------------------------------------------
+    def _decide(self, table: RuleTable[C], context: C, about: list[Token]) -> Decision:
+        decision = table.decide(context)
+        start, end = span(about)
+        self.trace.append(Traced(table.name, decision, start, end))
+        return decision
 
-    def _phrase_before(self, tokens: list[Token], end: int) -> tuple[list[Token], list[Token]]:
-        """The speaker ending before ``end`` and its role, from up to three comma-separated
-        segments: "Name, role, said", "Role, Name, said", "Subject, aside, said"."""
-        aside = self._before_long_aside(tokens, end)
-        if aside is not None:
-            return aside
-        segments: list[list[Token]] = []
-        relative = False  # the verb belongs to a "who" or "which" clause
-        closed_by_comma = end > 0 and tokens[end - 1].lower == ","
-        i = end - 1 if closed_by_comma else end
-        while len(segments) < 3:
-            k = i
-            while k > 0 and not _breaks(tokens, k - 1) and \
-                    tokens[k - 1].lower != "," and i - k < 18:
-                k -= 1
-            if i - k >= 18:
-                break
-            segment = tokens[k:i]
-            if segment:
-                segments.insert(0, segment)
-            if k > 1 and tokens[k - 1].lower in {"who", "which"} and tokens[k - 2].lower == ",":
-                relative = True
-                if segment:
-                    segments.pop(0)  # "X, who walked out of the city, told": an aside
-                else:
-                    # "no comment from Moscow, which denies ...": the verb is the relative
-                    # clause's own, and its subject is the name just before the comma
-                    j = k - 2
-                    while j > 0 and _is_name_token(tokens[j - 1]) and k - 2 - j < 5:
-                        j -= 1
-                    if j < k - 2 and (j == 0 or not _is_name_token(tokens[j - 1])):
-                        return tokens[j : k - 2], []
-                i = k - 2
-                continue
-            if k > 0 and tokens[k - 1].lower == ",":
-                i = k - 1
-                continue
-            break
-        if not segments:
-            return [], []
-        last = _strip_time(_clean(segments[-1]))
-        previous = _strip_time(_clean(segments[-2])) if len(segments) > 1 else []
+    def _refuse(self, table: RuleTable[C], decision: Decision, words: list[Token]) -> None:
+        start, end = span(words)
+        self._refused.append(Refusal(f"{table.name}:{decision.rule}",
+                                     " ".join(t.text for t in words), start, end))
 
-        def names(seg: list[Token]) -> bool:
-            return bool(seg) and len(seg) <= 5 and all(
-                _is_name_token(t) or t.lower in {"'s", "’s"} for t in seg)
+    def _judge(self, phrase: list[Token], after_verb: bool) -> Decision:
+        """Can the phrase be a speaker (speaker_phrases)?"""
+        context = PhraseContext(phrase, after_verb)
+        if not phrase:
+            return self.rules.phrases.decide(context)
+        return self._decide(self.rules.phrases, context, phrase)
 
-        def roleish(seg: list[Token]) -> bool:
-            return any(t.lower in _ROLE_WORDS for t in seg)
-
-        if names(last):
-            return last, previous if roleish(previous) else []
-        if closed_by_comma and names(previous) and self._plausible_speaker(last):
-            return previous, last
-        if relative and names(previous) and roleish(last) and len(segments) == 2:
-            return previous, last  # "Oleksiy Arestovych, an adviser to ..., who said"
-        if self._plausible_speaker(last) and not closed_by_comma:
-            return last, []
-        if previous and len(previous) <= 6 and self._plausible_speaker(previous):
-            return previous, []
-        if self._plausible_speaker(last):
-            return last, []
-        return [], []
-
-    @staticmethod
-    def _opening_subject(tokens: list[Token]) -> list[Token]:
-        """The name (with a title) a sentence opens with: "President Volodymyr Zelensky"."""
-        run: list[Token] = []
-        for token in tokens[:7]:
-            if _is_name_token(token) or (run and token.lower in {"'s", "’s"}):
-                run.append(token)
-            else:
-                break
-        return run if len(run) >= 2 or (run and run[0].lower in _ROLE_WORDS) else []
-
-    def _before_long_aside(self, tokens: list[Token], end: int
-                           ) -> tuple[list[Token], list[Token]] | None:
-        """"President Zelenskiy, who was in Granada, Spain, for a summit, called ...": the
-        subject before a relative clause that runs over several commas up to the verb."""
-        if end >= 3 and tokens[end - 1].lower != ",":
-            # "A woman who was evacuated in January and now lives in Dnipro said": the
-            # subject before a "who" clause with no commas
-            for j in range(end - 2, max(0, end - 25), -1):
-                word = tokens[j].lower
-                if word in {";", ":", "“", "”", '"', "(", ")", ","}:
-                    break
-                if word == "who" and j >= 1:
-                    subject = _subject_ending(tokens, j, 8)
-                    if subject and self._plausible_speaker(subject):
-                        return subject, []
-                    break
-            return None
-        if end < 2 or tokens[end - 1].lower != ",":
-            return None
-        j = end - 2
-        while j > 1 and end - j < 30:
-            word = tokens[j].lower
-            if word in {";", ":", "“", "”", '"', "(", ")"}:
-                return None
-            if word in {"who", "which"} and tokens[j - 1].lower == ",":
-                subject = _subject_ending(tokens, j - 1, 14)
-                if subject and self._plausible_speaker(subject):
-                    return subject, []
-                return None
-            j -= 1
-        return None
-
-    def _plausible_speaker(self, phrase: list[Token]) -> bool:
-        words = [t.lower for t in phrase]
-        if all(w in _TIME_WORDS or w.isdigit() for w in words):
-            return False  # "as recently as Monday"
-        if len(words) == 1 and words[0] in PRONOUNS:
-            return True
-        if len(words) > 12:
-            return False
-        if any(_is_name_token(t) for t in phrase):
-            return True
-        return any(w in _ROLE_WORDS for w in words)
+    def _speaker_before(self, phrase: list[Token]) -> bool:
+        return self._judge(phrase, after_verb=False).outcome == "speaker"
 
     def _make(self, sentence: Sentence, phrase: list[Token], role: list[Token], verb: str,
-              evidentiality: str) -> Attribution:
-        words = [t.lower for t in phrase]
-        earlier = self.memory.resolve(words)
-        if earlier is not None and (len(words) == 1 or words[0] in {"the", "its"} or
-                                    len(words) < len(earlier.speaker.split())):
+              evidentiality: str, found: tuple[str, ...]) -> Attribution:
+        """The attribution to the phrase found: a speaker named before (speaker_references),
+        or the phrase as speaker_shapes splits it into speaker and role."""
+        earlier, reference = self.memory.resolve([t.lower for t in phrase])
+        if reference is not None:
+            start, end = span(phrase)
+            self.trace.append(Traced(self.rules.references.name, reference, start, end))
+        context = ShapeContext(phrase, role, earlier.speaker if earlier else None)
+        shape = self._decide(self.rules.shapes, context, phrase)
+        rules = found if shape.rule == "default" else (*found, f"speaker_shapes:{shape.rule}")
+        if shape.outcome == "earlier_speaker" and earlier is not None and reference is not None:
             return replace(earlier, verb=verb, evidentiality=evidentiality, qualifiers=(),
-                           start=phrase[0].start, end=phrase[-1].end)
-        by = next((i for i, t in enumerate(phrase) if t.lower == "by"), None)
-        if by is not None and by + 1 < len(phrase) and _is_name_token(phrase[by + 1]):
-            # "Satellite images taken by Maxar Technologies": the maker is the source
-            names = [t for t in phrase[by + 1 :]]
-            cut = next((i for i, t in enumerate(names) if not _is_name_token(t)), len(names))
-            role, phrase = phrase[:by], names[:cut]
-        of = next((i for i, t in enumerate(phrase) if t.lower == "of"), None)
-        if of is not None and not role and 2 <= of <= 4 and \
-                all(_is_name_token(t) for t in phrase[:of]) and \
-                any(t.lower in _ROLE_WORDS for t in phrase[of + 1 :]):
-            # "Kyrylo Tymoshenko of the Ukrainian presidential office": a person, and where
-            # they work
-            phrase, role = phrase[:of], phrase[of:]
+                           start=phrase[0].start, end=phrase[-1].end, refused_by=(),
+                           rules=(*rules, f"speaker_references:{reference.rule}"))
+        if shape.outcome == "maker_after_by":
+            phrase, role = context.split_by()
+        elif shape.outcome == "person_and_workplace":
+            phrase, role = context.split_of()
         speaker = _text(sentence, phrase)
-        role_text = _text(sentence, _clean(role))
+        role_text = _text(sentence, clean(role, self.words))
         described = f"{speaker} {role_text}".lower()
         return Attribution(
             speaker=speaker,
@@ -493,6 +395,7 @@ class Attributor:
             evidentiality=evidentiality,
             start=phrase[0].start,
             end=phrase[-1].end,
+            rules=rules,
         )
 
     def _kind(self, described: str) -> str:
@@ -509,7 +412,15 @@ class Attributor:
     def _party(self, sentence: Sentence, phrase: list[Token]) -> str | None:
         del sentence
         for match in self._party_words.find(phrase):
-            if match.first > 0 and phrase[match.first - 1].lower in {"in", "at", "near", "from"}:
+            if match.first > 0 and \
+                    phrase[match.first - 1].lower in self.words.place_prepositions:
                 continue  # "the United States embassy in Kyiv" is not Ukrainian
             return match.payload
         return None
+
+
+def _text(sentence: Sentence, tokens: list[Token]) -> str:
+    if not tokens:
+        return ""
+    raw = sentence.text[tokens[0].start - sentence.start : tokens[-1].end - sentence.start]
+    return " ".join(raw.split())  # a wrapped line break inside a name is a space
