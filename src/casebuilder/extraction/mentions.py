@@ -304,7 +304,7 @@ class MentionExtractor:
         self.analyser = analyser
         self.vocabulary = vocabulary
         self.gazetteer = gazetteer
-        self.dates = DateResolver(vocabulary.wars)
+        self.dates = DateResolver.of(vocabulary)
         v = vocabulary
         ignored = [(phrase, "") for phrase in v.ignore_phrases]
         self._categories = PhraseMatcher(
@@ -1050,7 +1050,7 @@ class MentionExtractor:
             word = next((t for t in s.tokens if t.lower in _CIVILIAN_WORDS), s.tokens[0])
             claim("civilian_status", {"civilian": True, "words": word.text}, word.start,
                   word.end, "civilian-word")
-        for relative in find_relative_events(s.text, base=s.start):
+        for relative in find_relative_events(s.text, self.vocabulary.lexicon, base=s.start):
             claim("relative_date", {"expression": relative.expression,
                                     "days_offset": relative.days_offset,
                                     "direction": relative.direction},
