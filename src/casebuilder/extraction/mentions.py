@@ -437,12 +437,14 @@ class MentionExtractor:
         tokens = list(sentence.tokens)
         weapons = [w for w in self._weapons.find(tokens) if w.payload]
         targets = [t for t in self._targets.find(tokens) if not _care_destination(tokens, t)]
-        figures = find_figures(sentence.text, base=sentence.start)
-        fields = [f for f in find_fatality_fields(sentence.text, base=sentence.start)
+        figures = find_figures(sentence.text, self.vocabulary.lexicon, base=sentence.start)
+        fields = [f for f in find_fatality_fields(sentence.text, self.vocabulary.lexicon,
+                                                  base=sentence.start)
                   if not any(f.measure == g.measure for g in figures)]
         figures += fields
         if not any(f.measure == "killed" for f in figures):
-            figures += find_single_victims(sentence.text, base=sentence.start)
+            figures += find_single_victims(sentence.text, self.vocabulary.lexicon,
+                                           base=sentence.start)
         if _SINCE_START.match(sentence.text) or _JOINT_TOTAL.search(sentence.text):
             # "Since 1 March, shelling has killed 40", "the two attacks together killed 55": a
             # running or joint total, not one attack's toll
