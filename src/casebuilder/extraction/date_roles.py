@@ -43,7 +43,7 @@ def sentence_start(text: str, position: int) -> bool:
     return not head or head[-1] in ".!?\n:;"
 
 
-@dataclass(frozen=True)
+@dataclass  # not frozen: one is made per number or date, and frozen ones are slower to make
 class DateContext:
     """What the date-role predicates may look at: the matched words and their neighbours.
 

@@ -52,7 +52,7 @@ class CuePatterns(Protocol):
     coordination: re.Pattern[str]
 
 
-@dataclass(frozen=True)
+@dataclass  # not frozen: one is made per number or date, and frozen ones are slower to make
 class FigureContext:
     """What the figure-cue predicates may look at: one number of a sentence (``start`` to
     ``end``) and the figures found before it in the sentence."""
