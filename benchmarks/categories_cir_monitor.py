@@ -415,7 +415,8 @@ def why_missed(tools: ExtractionTools, text: str, published: date | None) -> str
         return "no harm word"
     weapons = [w for w in ex._weapons.find(tokens) if w.payload]
     targets = ex._targets.find(tokens)
-    figures = [f for s in sentences for f in find_figures(s.text, base=s.start)]
+    lexicon = tools.vocabulary.lexicon
+    figures = [f for s in sentences for f in find_figures(s.text, lexicon, base=s.start)]
     found = ex._categories_of(tokens, weapons, targets, figures)
     if not found:
         return "harm word set aside (weak / needs harm)"

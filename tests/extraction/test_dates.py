@@ -1,12 +1,12 @@
 """Date expressions: golden sentences (from the dev corpus and invented), false alarms, what
-resolves without a publication date, relative-event markers, the war calendar, properties, and
-a printed speed figure."""
+resolves without a publication date, relative-event markers, the war calendar and properties.
+Their speed is measured by benchmarks/dates_figures_speed.py, never by a timed test."""
 
 from __future__ import annotations
 
 import json
 import re
-import time
+from dataclasses import replace
 from datetime import date
 from pathlib import Path
 
@@ -23,15 +23,17 @@ from casebuilder.extraction.dates import (
     find_relative_events,
     resolve_anchor,
 )
-from casebuilder.extraction.figures import find_figures
+from casebuilder.extraction.vocabulary import load_vocabulary
 from casebuilder.model.partial_date import PartialDate
 
 D = date.fromisoformat
+VOCABULARY = load_vocabulary()
+LEXICON = VOCABULARY.lexicon
 
 
 @pytest.fixture(scope="module")
 def resolver() -> DateResolver:
-    return DateResolver(WarCalendar.load())
+    return DateResolver.of(VOCABULARY)
 
 
 def only(mentions, expression):
@@ -305,7 +307,7 @@ def test_weekday_rules_around_publication_day(resolver):
     ("A day earlier, journalists saw the bodies.", "A day earlier", -1, "before"),
 ])
 def test_relative_event_markers(sentence, expression, offset, direction):
-    (marker,) = find_relative_events(sentence, 100)
+    (marker,) = find_relative_events(sentence, LEXICON, 100)
     assert marker.expression == expression
     assert marker.days_offset == offset
     assert marker.direction == direction
@@ -315,12 +317,14 @@ def test_relative_event_markers(sentence, expression, offset, direction):
 
 
 def test_no_relative_marker_without_a_count():
-    assert find_relative_events("Days after the attack, and the day before yesterday.") == []
+    text = "Days after the attack, and the day before yesterday."
+    assert find_relative_events(text, LEXICON) == []
 
 
 def test_resolve_anchor_dates_one_event_from_another():
     strike = PartialDate.day(D("2022-04-08"))
-    (marker,) = find_relative_events("The strike came a day after an air attack on an overpass.")
+    (marker,) = find_relative_events("The strike came a day after an air attack on an overpass.",
+                                     LEXICON)
     # The strike is a day after the air attack, so the air attack is a day before the strike.
     assert resolve_anchor(-marker.days_offset, strike) == PartialDate.day(D("2022-04-07"))
     assert resolve_anchor(marker.days_offset, PartialDate.day(D("2022-04-07"))) == strike
@@ -345,7 +349,7 @@ def test_shipped_calendar_and_generic_aliases():
 
 def test_a_calendar_of_ones_own():
     calendar = WarCalendar([War("test", "A test war", D("2020-01-01"), ("test war",))])
-    resolver = DateResolver(calendar)
+    resolver = DateResolver.of(replace(VOCABULARY, wars=calendar))
     (mention,) = resolver.find("It was the 10th day of the test war.", None)
     assert mention.value == PartialDate.day(D("2020-01-10"))
     assert resolver.find("It was the 10th day of the war.", None) == []
@@ -402,7 +406,7 @@ def test_every_single_day_gold_incident_is_dated_in_its_documents(resolver, dev_
         for name in incident["documents"]:
             text, published = documents[name]
             values |= {m.value for m in resolver.find(text, published) if m.role == "event"}
-            for marker in find_relative_events(text):
+            for marker in find_relative_events(text, LEXICON):
                 # "The strike came a day after an air attack": date the earlier event from
                 # the later one, as the incident extractor will.
                 values.add(resolve_anchor(-marker.days_offset, PartialDate.day(published)))
@@ -437,27 +441,8 @@ def test_find_never_raises_and_spans_match(resolver, text, published, base):
         assert text[mention.start - base:mention.end - base] == mention.expression
         assert mention.role in {"event", "report"}
         assert mention.value.start <= mention.value.end
-    for marker in find_relative_events(text, base):
+    for marker in find_relative_events(text, LEXICON, base):
         assert text[marker.start - base:marker.end - base] == marker.expression
-
-
-# -- speed (printed, not asserted) ------------------------------------------------------------
-
-
-def test_speed_report(resolver, dev_reports, capsys):
-    documents = list(_corpus_documents(dev_reports).values())
-    sentence = re.compile(r"[^.!?\n]+(?:[.!?]+|$)", re.M)
-    characters, started = 0, time.perf_counter()
-    for _ in range(20):
-        for text, published in documents:
-            for match in sentence.finditer(text):
-                resolver.find(match.group(), published, base=match.start())
-                find_figures(match.group(), base=match.start())
-            characters += len(text)
-    elapsed = time.perf_counter() - started
-    with capsys.disabled():
-        print(f"\n[speed] dates + figures, sentence by sentence: {characters / elapsed:,.0f} "
-              f"characters per second ({characters:,} characters in {elapsed:.2f} s)")
 
 
 def test_the_day_named_as_the_attacks_own_is_not_a_count_date(extraction_tools):

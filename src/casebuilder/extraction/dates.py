@@ -56,127 +56,132 @@ from dataclasses import dataclass
 from datetime import date, datetime, timedelta
 from importlib import resources
 from pathlib import Path
-from typing import Final, Literal, NamedTuple
+from typing import TYPE_CHECKING, Final, Literal, NamedTuple
 
 from casebuilder.errors import CasebuilderError
+from casebuilder.extraction.date_roles import (
+    DROPPED,
+    TOKEN,
+    DateContext,
+    load_date_roles,
+)
+from casebuilder.extraction.rules import Decision, RuleTable
+from casebuilder.model.lexicon import Lexicon
 from casebuilder.model.partial_date import PartialDate
+
+if TYPE_CHECKING:  # vocabulary.py reads the war calendar from here
+    from casebuilder.extraction.vocabulary import Vocabulary
 
 Role = Literal["event", "report"]
 Direction = Literal["before", "after"]
 
 WARS_FILE: Final = "wars.toml"
 
-# -- vocabulary ------------------------------------------------------------------------------
+# -- the date lexicon ------------------------------------------------------------------------
 
-
-def _words(text: str) -> frozenset[str]:
-    return frozenset(text.split())
-
-
-_WEEKDAYS: Final = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
-_MONTHS: Final[dict[str, int]] = {
-    "january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6, "july": 7,
-    "august": 8, "september": 9, "october": 10, "november": 11, "december": 12,
-    "jan": 1, "feb": 2, "mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sept": 9, "sep": 9,
-    "oct": 10, "nov": 11, "dec": 12,
-}
-_COUNTS: Final[dict[str, int]] = {
-    "a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-    "seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13,
-    "fourteen": 14, "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18,
-    "nineteen": 19, "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50,
-}
-_ORDINAL_UNITS: Final[dict[str, int]] = {
-    "first": 1, "second": 2, "third": 3, "fourth": 4, "fifth": 5, "sixth": 6, "seventh": 7,
-    "eighth": 8, "ninth": 9,
-}
-_ORDINAL_TEENS: Final[dict[str, int]] = {
-    "tenth": 10, "eleventh": 11, "twelfth": 12, "thirteenth": 13, "fourteenth": 14,
-    "fifteenth": 15, "sixteenth": 16, "seventeenth": 17, "eighteenth": 18, "nineteenth": 19,
-}
-_TENS: Final[dict[str, int]] = {
-    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-    "eighty": 80, "ninety": 90,
-}
-_ORDINAL_TENS: Final[dict[str, int]] = {
-    "twentieth": 20, "thirtieth": 30, "fortieth": 40, "fiftieth": 50, "sixtieth": 60,
-    "seventieth": 70, "eightieth": 80, "ninetieth": 90, "hundredth": 100, "thousandth": 1000,
-}
-# Verbs whose date is the date of the saying, not of what is said (PRIMER section 4: the date
-# of a statement is evidence about the statement).
-_REPORTING_VERBS: Final = _words(
-    "said says say saying told tells reported reports wrote writes announced announces added "
-    "adding stated states confirmed confirms tweeted posted declared claimed claims noted "
-    "explained warned insisted denied denies acknowledged quoted published released "
-    "estimated"
-)
-# Words that may stand between a reporting verb and its date: "told reporters on Thursday",
-# "said in a statement on Telegram on Wednesday", "told German newspaper Bild on Monday".
-_REPORT_SETTING_WORDS: Final = _words(
-    "on in at to via through during with from by for a an the its his her their our "
-    "statement interview address video conference briefing news press reporters journalists "
-    "television radio tv channel post message speech broadcast televised nightly daily online "
-    "social media update agency newspaper outlet parliament lawmakers meeting page account "
-    "late early later earlier also again"
-)
-_FUTURE_CUES: Final = _words("will 'll ’ll shall scheduled upcoming planned plans due "
-                             "expected")
-# After "the day before": words that end the phrase, so it counts from publication, unlike
-# "the day before the strike", which counts from the strike.
-_STANDALONE_FOLLOWERS: Final = _words(
-    "and but or had has have was were is are did when while as in at on near by with from "
-    "so then also"
-)
-_PLAIN_PREPOSITIONS: Final = ("on", "in", "at", "during", "of", "by", "from", "until",
-                              "through", "throughout")
-_CLOCK_WORDS: Final = _words(
-    "morning afternoon evening night midday noon lunchtime dawn daybreak"
-)
-
-# -- regular expression pieces ---------------------------------------------------------------
-
-_WD: Final = "(?:" + "|".join(_WEEKDAYS) + r")\b"
-_FULL_MONTHS: Final = tuple(_MONTHS)[:12]
-# An abbreviation's full stop belongs to the date only before the day: "Mar. 16".
-_MON: Final = (
-    "(?:(?:" + "|".join(_FULL_MONTHS) + r")\b|(?:"
-    + "|".join(sorted(set(_MONTHS) - set(_FULL_MONTHS), key=len, reverse=True))
-    + r")\b(?:\.(?=\s*\d))?)"
-)
+# Date forms that count days and months ("March 16", "16.03.2022"): numbers, not words.
 _DAY: Final = r"(?<![\d,.:/])(?:3[01]|[12]\d|0?[1-9])(?:st|nd|rd|th)?\b(?![.,:/]\d|\s*%)"
 _YEAR: Final = r"(?:19|20)\d\d(?!\w|[.,/\-–]\d)"
-_PART: Final = "(?:" + "|".join(sorted(_CLOCK_WORDS)) + r")\b"
-_COUNT: Final = r"(?:\d{1,3}|" + "|".join(sorted(_COUNTS, key=len, reverse=True)) + r")\b"
-
-
-def _ordinal_words() -> str:
-    units = "|".join(_ORDINAL_UNITS)
-    tens = "|".join(_TENS)
-    simple = "|".join([*_ORDINAL_TENS, *_ORDINAL_TEENS, *_ORDINAL_UNITS])
-    return rf"(?:(?:{tens})[\s-](?:{units})|{simple})\b"
-
-
-_ORD: Final = r"(?:\d{1,4}(?:st|nd|rd|th)\b|" + _ordinal_words() + ")"
-_DASH: Final = r"(?:\s*[–—]\s*|-|\s+(?:to|until|till|through|and)\s+)"
-
-_TOKEN: Final = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")
-_NAME_WORD: Final = re.compile(rf"\b(?:{'|'.join(_WEEKDAYS)}|{'|'.join(_MONTHS)})\b", re.I)
-_MONTH_WORD: Final = re.compile(r"\b(" + "|".join(sorted(_MONTHS, key=len, reverse=True))
-                                + r")\b", re.I)
-_WEEKDAY_WORD: Final = re.compile(r"\b(" + "|".join(_WEEKDAYS) + r")\b", re.I)
 _NUMBER: Final = re.compile(r"\d+")
-_SINCE_BEFORE: Final = re.compile(r"(?:\bever\s+)?\bsince\s+$", re.I)
-_LEADING_PREPOSITION: Final = re.compile(
-    r"(?:(?:" + "|".join(_PLAIN_PREPOSITIONS) + r")\s+)+", re.I
-)
-_RELATIVE_EVENT: Final = re.compile(
-    rf"\b(?:(?:(?P<n>{_COUNT})\s+)?(?P<unit>days?|weeks?|hours?|nights?)"
-    r"|the\s+(?P<the>day|night|evening|morning|week))\s+(?P<dir>after|before|earlier|later)\b"
-    r"(?!\s+(?:yesterday|last)\b)"
-    r"|\bthe\s+(?P<adj>next|following|previous|preceding)\s+(?P<unit2>day|night|evening|"
-    r"morning|afternoon|week)\b",
-    re.I,
-)
+
+
+def _alternatives(words: Iterable[str]) -> str:
+    """A regex alternation of words, longest first (so no word stops at a shorter one)."""
+    return "|".join(re.escape(word) for word in sorted(set(words), key=lambda w: (-len(w), w)))
+
+
+def _numbers_of(lexicon: Lexicon, name: str) -> dict[str, int]:
+    return {word: int(number) for word, number in lexicon.mapping(name).items()}
+
+
+class DateWords:
+    """The word classes of ``vocab/lexicon/dates.toml`` read once, and the pieces of the date
+    forms built from them (weekday and month names, counts, ordinals, parts of the day)."""
+
+    def __init__(self, lexicon: Lexicon) -> None:
+        self.weekdays = _numbers_of(lexicon, "weekday_numbers")
+        full_months = _numbers_of(lexicon, "month_numbers")
+        short_months = _numbers_of(lexicon, "month_abbreviations")
+        self.months = {**full_months, **short_months}
+        self.counts = _numbers_of(lexicon, "date_count_words")
+        self.ordinal_units = _numbers_of(lexicon, "ordinal_units")
+        self.ordinal_teens = _numbers_of(lexicon, "ordinal_teens")
+        self.ordinal_tens = _numbers_of(lexicon, "ordinal_tens")
+        self.tens = _numbers_of(lexicon, "number_tens")
+        self.future_cues = lexicon.words("future_cues")
+        self.relative_units = _numbers_of(lexicon, "relative_units")
+        self.relative_the_units = _numbers_of(lexicon, "relative_the_units")
+        self.relative_sequence_units = _numbers_of(lexicon, "relative_sequence_units")
+        self.relative_directions = lexicon.mapping("relative_directions")
+        self.relative_sequence = lexicon.mapping("relative_sequence")
+
+        self.weekday = rf"(?:{_alternatives(self.weekdays)})\b"
+        # An abbreviation's full stop belongs to the date only before the day: "Mar. 16".
+        self.month = (rf"(?:(?:{_alternatives(full_months)})\b"
+                      rf"|(?:{_alternatives(short_months)})\b(?:\.(?=\s*\d))?)")
+        self.part_of_day = rf"(?:{_alternatives(lexicon.words('parts_of_day'))})\b"
+        self.count = rf"(?:\d{{1,3}}|{_alternatives(self.counts)})\b"
+        simple = _alternatives([*self.ordinal_tens, *self.ordinal_teens, *self.ordinal_units])
+        ordinal_words = (rf"(?:(?:{_alternatives(self.tens)})[\s-]"
+                         rf"(?:{_alternatives(self.ordinal_units)})|{simple})\b")
+        self.ordinal = rf"(?:\d{{1,4}}(?:st|nd|rd|th)\b|{ordinal_words})"
+        self.dash = lexicon.pattern("date_range_dash").pattern
+        self.since_before = lexicon.pattern("since_before")
+        self.leading_preposition = re.compile(
+            rf"(?:(?:{_alternatives(lexicon.words('date_prepositions'))})\s+)+", re.I)
+        self.name_word = re.compile(
+            rf"\b(?:{_alternatives([*self.weekdays, *self.months])})\b", re.I)
+        self.month_word = re.compile(rf"\b({_alternatives(self.months)})\b", re.I)
+        self.weekday_word = re.compile(rf"\b({_alternatives(self.weekdays)})\b", re.I)
+        self.relative_event = re.compile(
+            rf"\b(?:(?:(?P<n>{self.count})\s+)?(?P<unit>{_alternatives(self.relative_units)})"
+            rf"|the\s+(?P<the>{_alternatives(self.relative_the_units)}))\s+"
+            rf"(?P<dir>{_alternatives(self.relative_directions)})\b"
+            rf"(?!\s+(?:{_alternatives(lexicon.words('relative_marker_blockers'))})\b)"
+            rf"|\bthe\s+(?P<adj>{_alternatives(self.relative_sequence)})\s+"
+            rf"(?P<unit2>{_alternatives(self.relative_sequence_units)})\b", re.I)
+
+    def count_of(self, word: str) -> int | None:
+        word = word.lower()
+        if word.isdigit():
+            return int(word)
+        return self.counts.get(word)
+
+    def ordinal_of(self, text: str) -> int | None:
+        text = text.lower().strip()
+        digits = re.match(r"(\d+)(?:st|nd|rd|th)$", text)
+        if digits:
+            return int(digits.group(1))
+        words = re.split(r"[\s\-]+", text)
+        if len(words) == 2:
+            tens, unit = self.tens.get(words[0]), self.ordinal_units.get(words[1])
+            return tens + unit if tens is not None and unit is not None else None
+        single = words[0]
+        return (self.ordinal_units.get(single) or self.ordinal_teens.get(single)
+                or self.ordinal_tens.get(single))
+
+    def weekday_index(self, expression: str) -> int | None:
+        match = self.weekday_word.search(expression)
+        return self.weekdays[match.group(1).lower()] if match else None
+
+    def month_numbers(self, expression: str) -> list[int]:
+        return [self.months[m.group(1).lower()] for m in self.month_word.finditer(expression)]
+
+    def future_before(self, before: str) -> bool:
+        tokens = TOKEN.findall(before[-60:])
+        return any(word.lower() in self.future_cues for word in tokens[-5:])
+
+
+#: The words of each lexicon read once (by identity: a lexicon is not hashable).
+_READ: dict[int, tuple[Lexicon, DateWords]] = {}
+
+
+def date_words(lexicon: Lexicon) -> DateWords:
+    """The date words of ``lexicon``, read on first use and kept."""
+    kept = _READ.get(id(lexicon))
+    if kept is None or kept[0] is not lexicon:
+        kept = _READ[id(lexicon)] = (lexicon, DateWords(lexicon))
+    return kept[1]
 
 
 class WarCalendarError(CasebuilderError):
@@ -196,6 +201,18 @@ class DateMention:
     value: PartialDate
     role: Role
     rule: str
+    #: The rule of ``vocab/rules/date_roles.toml`` that gave the role ("default": none did).
+    role_rule: str = "default"
+
+
+class DateTrace(NamedTuple):
+    """One decision of the date-role table on a matched date form: kept or dropped, and by
+    which rule (a dropped date leaves only this)."""
+
+    start: int
+    end: int
+    expression: str
+    decision: Decision
 
 
 class RelativeEventMention(NamedTuple):
@@ -337,33 +354,12 @@ def _place_year(month: int, day: int, published: date, *, ahead: int = 7) -> dat
     return None
 
 
-def _count(word: str) -> int | None:
-    word = word.lower()
-    if word.isdigit():
-        return int(word)
-    return _COUNTS.get(word)
 
 
-def _ordinal(text: str) -> int | None:
-    text = text.lower().strip()
-    digits = re.match(r"(\d+)(?:st|nd|rd|th)$", text)
-    if digits:
-        return int(digits.group(1))
-    words = re.split(r"[\s\-]+", text)
-    if len(words) == 2:
-        tens, unit = _TENS.get(words[0]), _ORDINAL_UNITS.get(words[1])
-        return tens + unit if tens is not None and unit is not None else None
-    single = words[0]
-    return _ORDINAL_UNITS.get(single) or _ORDINAL_TEENS.get(single) or _ORDINAL_TENS.get(single)
 
 
-def _weekday_index(expression: str) -> int | None:
-    match = _WEEKDAY_WORD.search(expression)
-    return _WEEKDAYS.index(match.group(1).lower()) if match else None
 
 
-def _month_numbers(expression: str) -> list[int]:
-    return [_MONTHS[m.group(1).lower()] for m in _MONTH_WORD.finditer(expression)]
 
 
 def _numbers(expression: str) -> tuple[list[int], list[int]]:
@@ -409,63 +405,77 @@ def _part_of_year(word: str, year: int) -> PartialDate:
 
 class DateResolver:
     """Finds date expressions and resolves them; build one and reuse it (it compiles its
-    pattern once, from the calendar's aliases)."""
+    pattern once, from the lexicon's date words and the calendar's aliases).
 
-    def __init__(self, calendar: WarCalendar) -> None:
+    ``reporting_verbs`` are the verbs of saying whose date is the statement's; ``roles`` is
+    the date-role table (:mod:`casebuilder.extraction.date_roles`). :meth:`of` builds one
+    from the extraction vocabulary, with the verbs of ``vocab/attribution.toml``."""
+
+    def __init__(self, calendar: WarCalendar, lexicon: Lexicon, *,
+                 reporting_verbs: frozenset[str], roles: RuleTable[DateContext]) -> None:
         self._calendar = calendar
+        self._words = w = date_words(lexicon)
+        self.reporting_verbs = reporting_verbs
+        self.roles = roles
+        self._weekday_names = frozenset(w.weekdays)
+        self._month_names = frozenset(w.months)
         alias = calendar.alias_pattern()
         self._alias = re.compile(alias, re.I)
+        # The pieces every form is built from (weekday, month, day, year, part of the day,
+        # count, ordinal, the dash of a range).
+        wd, mon, day, year, part, count, ordinal, dash = (
+            w.weekday, w.month, _DAY, _YEAR, w.part_of_day, w.count, w.ordinal, w.dash)
         rules: list[tuple[str, str, _Handler]] = [
             ("iso", r"(?<![\w\-])(?:19|20)\d\d-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12]\d|3[01])"
                     r"(?![\w\-])", self._iso),
             ("dotted", r"(?<![\w./])\d{1,2}(?P<sep>[./])\d{1,2}(?P=sep)(?:19|20)\d\d"
                        r"(?![\w/]|\.\d)", self._dotted),
-            ("range_md", rf"(?:between\s+)?(?:{_WD},?\s+)?{_MON}\s+{_DAY}{_DASH}(?:{_MON}\s+)?"
-                         rf"{_DAY}(?:,?\s+{_YEAR})?", self._range_md),
-            ("range_dm", rf"(?:between\s+)?(?:the\s+)?{_DAY}(?:\s+(?:of\s+)?{_MON})?{_DASH}"
-                         rf"(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?",
+            ("range_md", rf"(?:between\s+)?(?:{wd},?\s+)?{mon}\s+{day}{dash}(?:{mon}\s+)?"
+                         rf"{day}(?:,?\s+{year})?", self._range_md),
+            ("range_dm", rf"(?:between\s+)?(?:the\s+)?{day}(?:\s+(?:of\s+)?{mon})?{dash}"
+                         rf"(?:the\s+)?{day}\s+(?:of\s+)?{mon}(?:,?\s+{year})?",
              self._range_dm),
-            ("md", rf"(?:{_WD},?\s+)?{_MON}\s+{_DAY}(?:,?\s+(?:of\s+)?{_YEAR})?", self._day_month),
-            ("dm", rf"(?:{_WD},?\s+)?(?:the\s+)?{_DAY}\s+(?:of\s+)?{_MON}(?:,?\s+{_YEAR})?",
+            ("md", rf"(?:{wd},?\s+)?{mon}\s+{day}(?:,?\s+(?:of\s+)?{year})?", self._day_month),
+            ("dm", rf"(?:{wd},?\s+)?(?:the\s+)?{day}\s+(?:of\s+)?{mon}(?:,?\s+{year})?",
              self._day_month),
-            ("war_day", rf"(?:the\s+)?{_ORD}\s+day\s+(?:of|into)\s+{alias}"
-                        rf"|\bday\s+\d{{1,4}}\s+of\s+{alias}|{alias}['’]s\s+{_ORD}\s+day",
+            ("war_day", rf"(?:the\s+)?{ordinal}\s+day\s+(?:of|into)\s+{alias}"
+                        rf"|\bday\s+\d{{1,4}}\s+of\s+{alias}|{alias}['’]s\s+{ordinal}\s+day",
              self._war_day),
             ("war_since", rf"(?:ever\s+)?since\s+(?:(?:the|its)\s+)?(?:very\s+)?(?:start|"
                           rf"beginning|outbreak|onset|launch|first\s+days?)\s+of\s+{alias}"
                           rf"|(?:ever\s+)?since\s+{alias}(?:\s+(?:began|started|was\s+launched"
                           rf"|broke\s+out|erupted))?", self._war_since),
             ("past_period", rf"(?:over|in|during|for|within|across)\s+the\s+(?:past|last|"
-                            rf"previous|preceding)\s+(?:{_COUNT}\s+)?(?:days?|nights?|weeks?|"
+                            rf"previous|preceding)\s+(?:{count}\s+)?(?:days?|nights?|weeks?|"
                             rf"months?|years?|(?:24|48|72|twenty-four|forty-eight)\s+hours)\b",
              self._past_period),
-            ("ago", rf"{_COUNT}\s+(?:days?|weeks?|months?|years?)\s+ago\b", self._ago),
+            ("ago", rf"{count}\s+(?:days?|weeks?|months?|years?)\s+ago\b", self._ago),
             ("relative_span", r"(?:so\s+far\s+|(?:earlier|later)\s+)?(?:this|last|next|the\s+"
                               r"previous|the\s+past)\s+(?:weekend|week|month|year)\b"
                               r"(?!\s+of\b)", self._relative_span),
             ("month_part", rf"(?:(?:early|mid|late)[\s\-‐‑]*|(?:the\s+)?(?:start|beginning|end"
-                           rf"|middle|first\s+half|second\s+half)\s+of\s+)(?:{_MON}(?:,?\s+"
-                           rf"(?:of\s+)?{_YEAR})?|{_YEAR})", self._month_part),
-            ("month_year", rf"{_MON},?\s+(?:of\s+)?{_YEAR}", self._month_alone),
+                           rf"|middle|first\s+half|second\s+half)\s+of\s+)(?:{mon}(?:,?\s+"
+                           rf"(?:of\s+)?{year})?|{year})", self._month_part),
+            ("month_year", rf"{mon},?\s+(?:of\s+)?{year}", self._month_alone),
             ("month_in", rf"(?:in|since|during|throughout|until|from|through|of|by)\s+(?:the\s+"
-                         rf"month\s+of\s+)?{_MON}(?:,?\s+(?:of\s+)?{_YEAR}|(?!\s*\d))",
+                         rf"month\s+of\s+)?{mon}(?:,?\s+(?:of\s+)?{year}|(?!\s*\d))",
              self._month_alone),
-            ("year", rf"(?:in|since|during|throughout|of)\s+(?:the\s+year\s+)?{_YEAR}"
-                     rf"|(?:spring|summer|autumn)\s+(?:of\s+)?{_YEAR}", self._year),
-            ("weekday_night", rf"(?:on\s+)?(?:the\s+)?night\s+(?:of|from)\s+{_WD}\s+(?:to|into"
-                              rf"|and)\s+{_WD}", self._weekday_night),
+            ("year", rf"(?:in|since|during|throughout|of)\s+(?:the\s+year\s+)?{year}"
+                     rf"|(?:spring|summer|autumn)\s+(?:of\s+)?{year}", self._year),
+            ("weekday_night", rf"(?:on\s+)?(?:the\s+)?night\s+(?:of|from)\s+{wd}\s+(?:to|into"
+                              rf"|and)\s+{wd}", self._weekday_night),
             ("weekday", rf"(?:(?:early|late)(?:\s+on)?\s+|(?:(?:on|in)\s+)?the\s+(?:early\s+"
                         rf"hours|small\s+hours|morning|afternoon|evening|night)\s+of\s+"
                         rf"|overnight\s+(?:into|to|on)\s+|(?:last|next|this|past|previous|"
-                        rf"coming)\s+)?(?<!\bevery\s)(?<!\beach\s){_WD}"
-                        rf"(?:\s+(?:early\s+|late\s+)?(?:in\s+the\s+)?{_PART})?", self._weekday),
+                        rf"coming)\s+)?(?<!\bevery\s)(?<!\beach\s){wd}"
+                        rf"(?:\s+(?:early\s+|late\s+)?(?:in\s+the\s+)?{part})?", self._weekday),
             ("day_word", rf"the\s+day\s+before\s+yesterday|(?:early\s+|late\s+|earlier\s+|"
                          rf"later\s+)?(?:today|tonight|tomorrow|yesterday(?:,?\s+(?:early\s+|"
-                         rf"late\s+)?(?:in\s+the\s+)?{_PART})?|this\s+{_PART}|last\s+night|"
+                         rf"late\s+)?(?:in\s+the\s+)?{part})?|this\s+{part}|last\s+night|"
                          rf"overnight)\b", self._day_word),
             ("day_before", rf"the\s+(?:day|night|evening|morning)\s+(?:before|earlier)\b"
                            rf"|the\s+(?:previous|preceding)\s+(?:day|night|evening|morning|"
-                           rf"afternoon)\b|{_COUNT}\s+(?:days?|weeks?)\s+(?:earlier|before)\b",
+                           rf"afternoon)\b|{count}\s+(?:days?|weeks?)\s+(?:earlier|before)\b",
              self._day_before),
         ]
         self._handlers: dict[str, _Handler] = {name: handler for name, _, handler in rules}
@@ -478,9 +488,21 @@ class DateResolver:
 
     # -- public ------------------------------------------------------------------------------
 
-    def find(self, text: str, published: date | None, *, base: int = 0) -> list[DateMention]:
+    @classmethod
+    def of(cls, vocabulary: Vocabulary) -> DateResolver:
+        """The resolver of the extraction vocabulary: its conflicts, its date words, its date
+        roles, and as verbs of saying the stated, alleged and denied verbs of
+        ``vocab/attribution.toml`` (one list for attribution and dates alike)."""
+        saying = frozenset(verb for verb, kind in vocabulary.evidentiality_verbs.items()
+                           if kind != "observed")  # "saw on Monday" dates what was seen
+        return cls(vocabulary.wars, vocabulary.lexicon, reporting_verbs=saying,
+                   roles=load_date_roles(vocabulary.directory, vocabulary.lexicon))
+
+    def find(self, text: str, published: date | None, *, base: int = 0,
+             trace: list[DateTrace] | None = None) -> list[DateMention]:
         """Date expressions in ``text``, each resolved against ``published``; spans are
-        offsets into ``text`` plus ``base``."""
+        offsets into ``text`` plus ``base``. Every decision of the role table, on the dates
+        kept and the ones dropped, is added to ``trace`` when one is given."""
         if isinstance(published, datetime):
             published = published.date()
         mentions: list[DateMention] = []
@@ -489,7 +511,7 @@ class DateResolver:
             match = self._pattern.search(text, position)
             if match is None:
                 return mentions
-            mention = self._mention(text, match, published, base)
+            mention = self._mention(text, match, published, base, trace)
             if mention is None:
                 # Rejected (a name, a verb, an unresolvable form): a shorter date may start
                 # inside what was matched.
@@ -501,14 +523,12 @@ class DateResolver:
     # -- per match ---------------------------------------------------------------------------
 
     def _mention(self, text: str, match: re.Match[str], published: date | None,
-                 base: int) -> DateMention | None:
+                 base: int, trace: list[DateTrace] | None) -> DateMention | None:
         name = match.lastgroup
         if name is None:  # pragma: no cover - every alternative is a named group
             return None
         start, end = match.span()
         expression = text[start:end]
-        if not self._names_are_capitalised(expression):
-            return None
         try:
             resolved = self._handlers[name](expression, text[max(0, start - 60):start],
                                             published)
@@ -519,83 +539,34 @@ class DateResolver:
         if resolved is None:
             return None
         value, rule = resolved
-        if name == "weekday" and self._looks_like_a_name(text, start, end, expression):
-            return None
-        if name == "day_before" and not self._stands_alone(text, end, expression):
-            return None
-        if name == "day_word" and expression[:1] == "T" and not _sentence_start(text, start):
-            return None  # "USA Today", "Ukraine Today": a title, not a day
 
-        trimmed = _LEADING_PREPOSITION.match(expression)
-        if trimmed and trimmed.end() < len(expression) and name not in {"war_since"}:
-            start += trimmed.end()
-            expression = text[start:end]
-
-        since = expression.lower().startswith(("since", "ever since"))
-        before = _SINCE_BEFORE.search(text, max(0, start - 12), start)
+        quoted = start
+        trimmed = self._words.leading_preposition.match(expression)
+        if trimmed and trimmed.end() < len(expression) and name != "war_since":
+            quoted += trimmed.end()
+        since = text[quoted:end].lower().startswith(("since", "ever since"))
+        before = self._words.since_before.search(text, max(0, quoted - 12), quoted)
         if before is not None and name not in {"war_since", "month_in", "year"}:
             since = True
-            start = before.start()
-            expression = text[start:end]
+            quoted = before.start()
+
+        decision = self.roles.decide(DateContext(
+            text, start, end, name, quoted, self._names_are_capitalised(expression),
+            self._weekday_names, self._month_names, self.reporting_verbs))
+        if trace is not None:
+            trace.append(DateTrace(base + start, base + end, expression, decision))
+        if decision.outcome == DROPPED:
+            return None
         if since and name != "war_since":
             if published is None or value.start > published:
                 return None
             value, rule = PartialDate.range(value.start, published), f"since-{rule}"
+        role: Role = "report" if decision.outcome == "report" else "event"
+        return DateMention(base + quoted, base + end, text[quoted:end], value, role, rule,
+                           decision.rule)
 
-        role: Role = "report" if self._is_report(text, start, end) else "event"
-        return DateMention(base + start, base + end, expression, value, role, rule)
-
-    @staticmethod
-    def _names_are_capitalised(expression: str) -> bool:
-        return all(m.group()[0].isupper() for m in _NAME_WORD.finditer(expression))
-
-    @staticmethod
-    def _looks_like_a_name(text: str, start: int, end: int, expression: str) -> bool:
-        """"Sunday Times", "Bloody Sunday": a bare weekday fused with a capitalised word."""
-        if expression.lower() not in _WEEKDAYS:
-            return False
-        window = max(0, start - 40)
-        before = list(_TOKEN.finditer(text, window, start))
-        after = _TOKEN.findall(text[end:end + 40])
-        previous = before[-1].group() if before else ""
-        cue = previous.lower() in {"on", "by", "since", "until", "till", "from", "before",
-                                   "after", "late", "early", "of", "and", "or", "to", "as"}
-        if cue or previous.lower() in _REPORTING_VERBS:
-            return False
-        following = after[0] if after else ""
-        if (following[:1].isupper() and following.lower() not in _MONTHS
-                and following.lower() not in _CLOCK_WORDS):
-            return True
-        return (previous[:1].isupper() and bool(before)
-                and not _sentence_start(text, before[-1].start()))
-
-    @staticmethod
-    def _stands_alone(text: str, end: int, expression: str) -> bool:
-        """Whether "the day before" ends its phrase ("... the day before had died") rather than
-        opening one ("the day before the strike")."""
-        if not expression.lower().endswith("before"):
-            return True
-        following = _TOKEN.findall(text[end:end + 30])
-        if not following:
-            return True
-        word = following[0]
-        return not word[0].isalnum() or word.lower() in _STANDALONE_FOLLOWERS
-
-    @staticmethod
-    def _is_report(text: str, start: int, end: int) -> bool:
-        """Whether the date is that of a statement: right after a reporting verb, with only
-        prepositions, articles, names and setting words ("in a statement") between; or a
-        dateline, a date in brackets before a dash."""
-        if text[max(0, start - 2):start].strip() == "(" and re.match(r"\)\s*[-–—]", text[end:]):
-            return True
-        tokens = _TOKEN.findall(text[max(0, start - 90):start])
-        for word in reversed(tokens[-9:]):
-            lowered = word.lower()
-            if lowered in _REPORTING_VERBS:
-                return True
-            if not (lowered in _REPORT_SETTING_WORDS or word[:1].isupper()):
-                return False
-        return False
+    def _names_are_capitalised(self, expression: str) -> bool:
+        return all(m.group()[0].isupper() for m in self._words.name_word.finditer(expression))
 
     # -- rules -------------------------------------------------------------------------------
 
@@ -625,7 +596,7 @@ class DateResolver:
 
     def _day_month(self, expression: str, _before: str,
                    published: date | None) -> _Resolved | None:
-        months = _month_numbers(expression)
+        months = self._words.month_numbers(expression)
         days, years = _numbers(expression)
         if not months or not days:
             return None
@@ -637,7 +608,7 @@ class DateResolver:
             return None
         if published is None:
             return None
-        ahead = 61 if _future_before(_before) else 7
+        ahead = 61 if self._words.future_before(_before) else 7
         placed = _place_year(months[0], days[0], published, ahead=ahead)
         return _Resolved(PartialDate.day(placed), "day-month") if placed else None
 
@@ -669,12 +640,12 @@ class DateResolver:
     def _range_md(self, expression: str, _before: str,
                   published: date | None) -> _Resolved | None:
         days, years = _numbers(expression)
-        return self._date_range(_month_numbers(expression), days, years, published)
+        return self._date_range(self._words.month_numbers(expression), days, years, published)
 
     def _range_dm(self, expression: str, _before: str,
                   published: date | None) -> _Resolved | None:
         days, years = _numbers(expression)
-        return self._date_range(_month_numbers(expression), days, years, published)
+        return self._date_range(self._words.month_numbers(expression), days, years, published)
 
     def _war_day(self, expression: str, _before: str,
                  published: date | None) -> _Resolved | None:
@@ -683,10 +654,11 @@ class DateResolver:
             return None
         war = self._calendar.war_for(alias.group(), published)
         rest = expression[:alias.start()] + " " + expression[alias.end():]
-        ordinal = re.search(rf"\bday\s+(\d{{1,4}})\b|({_ORD})", rest, re.I)
+        ordinal = re.search(rf"\bday\s+(\d{{1,4}})\b|({self._words.ordinal})", rest, re.I)
         if war is None or ordinal is None:
             return None
-        number = int(ordinal.group(1)) if ordinal.group(1) else _ordinal(ordinal.group(2))
+        number = (int(ordinal.group(1)) if ordinal.group(1)
+                  else self._words.ordinal_of(ordinal.group(2)))
         if not number:
             return None
         try:
@@ -714,7 +686,7 @@ class DateResolver:
         if unit == "hours":
             span = {"24": 1, "twenty-four": 1, "48": 2, "forty-eight": 2, "72": 3}[words[-2]]
         else:
-            count = _count(words[-2]) if len(words) > 4 else 1
+            count = self._words.count_of(words[-2]) if len(words) > 4 else 1
             if count is None or (unit.endswith("s") and len(words) <= 4):
                 return None  # "in the past days": vague
             per = {"day": 1, "night": 1, "week": 7, "month": 30, "year": 365}[unit.rstrip("s")]
@@ -727,7 +699,7 @@ class DateResolver:
 
     def _ago(self, expression: str, _before: str, published: date | None) -> _Resolved | None:
         words = expression.lower().split()
-        count = _count(words[0])
+        count = self._words.count_of(words[0])
         if published is None or count is None:
             return None
         unit = words[1].rstrip("s")
@@ -787,7 +759,7 @@ class DateResolver:
         lowered = expression.lower()
         word = next((w for w in ("first half", "second half", "early", "mid", "late", "start",
                                  "beginning", "end", "middle") if w in lowered), "mid")
-        months = _month_numbers(expression)
+        months = self._words.month_numbers(expression)
         _days, years = _numbers(expression)
         try:
             if not months:
@@ -805,7 +777,7 @@ class DateResolver:
 
     def _month_alone(self, expression: str, _before: str,
                      published: date | None) -> _Resolved | None:
-        months = _month_numbers(expression)
+        months = self._words.month_numbers(expression)
         _days, years = _numbers(expression)
         if not months:
             return None
@@ -835,7 +807,8 @@ class DateResolver:
 
     def _weekday_night(self, expression: str, _before: str,
                        published: date | None) -> _Resolved | None:
-        days = [_WEEKDAYS.index(m.group(1).lower()) for m in _WEEKDAY_WORD.finditer(expression)]
+        days = [self._words.weekdays[m.group(1).lower()]
+                for m in self._words.weekday_word.finditer(expression)]
         if published is None or len(days) != 2 or (days[0] + 1) % 7 != days[1]:
             return None
         second = _past_weekday(published, days[1], strictly=False)
@@ -843,12 +816,12 @@ class DateResolver:
 
     def _weekday(self, expression: str, before: str,
                  published: date | None) -> _Resolved | None:
-        weekday = _weekday_index(expression)
+        weekday = self._words.weekday_index(expression)
         if published is None or weekday is None:
             return None
         words = expression.lower().split()
         first = words[0]
-        if first in {"next", "coming"} or (first != "last" and _future_before(before)):
+        if first in {"next", "coming"} or (first != "last" and self._words.future_before(before)):
             return _Resolved(PartialDate.day(_next_weekday(published, weekday)),
                              "weekday-future")
         strictly = first in {"last", "past", "previous"}
@@ -879,7 +852,7 @@ class DateResolver:
         words = expression.lower().split()
         count = 1
         if words[0] != "the":
-            number = _count(words[0])
+            number = self._words.count_of(words[0])
             if number is None:
                 return None
             count = number * (7 if words[1].startswith("week") else 1)
@@ -889,47 +862,41 @@ class DateResolver:
             return None
 
 
-def _sentence_start(text: str, position: int) -> bool:
-    head = text[:max(position, 0)].rstrip(" \t\"'“‘(")
-    return not head or head[-1] in ".!?\n:;"
-
-
-def _future_before(before: str) -> bool:
-    tokens = _TOKEN.findall(before[-60:])
-    return any(word.lower() in _FUTURE_CUES for word in tokens[-5:])
-
-
 # -- relative-event markers ------------------------------------------------------------------
 
 
-def find_relative_events(text: str, base: int = 0) -> list[RelativeEventMention]:
+def find_relative_events(text: str, lexicon: Lexicon, base: int = 0
+                         ) -> list[RelativeEventMention]:
     """Markers that date an event from another event: "a day after", "two days before",
-    "the next day", "a week later", "the day before", "hours after". The caller resolves
-    them with :func:`resolve_anchor` against the date of the event they point to."""
+    "the next day", "a week later", "the day before", "hours after" (their words are the
+    ``relative_*`` classes of the date lexicon). The caller resolves them with
+    :func:`resolve_anchor` against the date of the event they point to."""
+    words = date_words(lexicon)
     markers = []
-    for match in _RELATIVE_EVENT.finditer(text):
+    for match in words.relative_event.finditer(text):
         if match.group("adj"):
-            direction: Direction = "after" if match.group("adj").lower() in {"next", "following"} \
-                else "before"
-            unit, count = match.group("unit2").lower(), 1
+            direction = _direction(words.relative_sequence[match.group("adj").lower()])
+            count, per = 1, words.relative_sequence_units[match.group("unit2").lower()]
         else:
-            word = match.group("dir").lower()
-            direction = "after" if word in {"after", "later"} else "before"
+            direction = _direction(words.relative_directions[match.group("dir").lower()])
             if match.group("the"):
-                unit, count = match.group("the").lower(), 1
+                count, per = 1, words.relative_the_units[match.group("the").lower()]
             else:
-                unit = match.group("unit").lower()
-                if match.group("n") is None and not unit.startswith("hour"):
-                    continue  # "days after": how many is not said
-                number = _count(match.group("n")) if match.group("n") else 0
+                per = words.relative_units[match.group("unit").lower()]
+                if match.group("n") is None and per:
+                    continue  # "days after": how many is not said ("hours after" is 0 days)
+                number = words.count_of(match.group("n")) if match.group("n") else 0
                 if number is None:
                     continue
                 count = number
-        per = 0 if unit.startswith("hour") else 7 if unit.startswith("week") else 1
         offset = count * per * (1 if direction == "after" else -1)
         markers.append(RelativeEventMention(base + match.start(), base + match.end(),
                                             match.group(), offset, direction))
     return markers
+
+
+def _direction(word: str) -> Direction:
+    return "after" if word == "after" else "before"
 
 
 def resolve_anchor(days_offset: int, anchor: PartialDate) -> PartialDate:

@@ -2,10 +2,15 @@
 
 Extraction stage. The incident extractor calls :func:`find_figures` on each sentence of a
 document's text, with ``base`` set to the sentence's offset in the document, so every returned
-span is an offset into the document text. Figures are kept as the text states them (PRIMER
-section 4: tolls are ranges with their sources and dates, and they rise over days): "at least
-50" is a lower bound, "about 300" an estimate, "dozens" a vague lower bound. Choosing between
-figures of several reports, or several sentences, is the caller's work.
+span is an offset into the document text. The words and patterns come from the lexicon
+(``vocab/lexicon/figures.toml``, read once into a :class:`FigureGrammar`), and which cue makes
+a number a figure from the rule table ``vocab/rules/figure_cues.toml``
+(:mod:`casebuilder.extraction.figure_cues`); each figure names the table rule that took it
+(``cue_rule``) and the cue that made it cumulative or an earlier report's (``flag_rule``).
+Figures are kept as the text states them (PRIMER section 4: tolls are ranges with their
+sources and dates, and they rise over days): "at least 50" is a lower bound, "about 300" an
+estimate, "dozens" a vague lower bound. Choosing between figures of several reports, or
+several sentences, is the caller's work.
 
 How a figure is recognised: a quantity (digits, number words, "a dozen", "dozens", "between A
 and B", with its qualifier: "at least", "more than", "about", "up to") is taken only when a
@@ -43,15 +48,28 @@ Choices an analyst should know:
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from decimal import Decimal
-from typing import Final, Literal, NamedTuple
+from pathlib import Path
+from typing import Final, Literal, NamedTuple, TypeVar, get_args
+
+from casebuilder.extraction.figure_cues import (
+    NOT_A_FIGURE,
+    FigureContext,
+    load_figure_cues,
+)
+from casebuilder.extraction.rules import Decision, RuleTable
+from casebuilder.model.lexicon import Lexicon, LexiconError
 
 Measure = Literal["killed", "injured", "missing", "affected", "casualties"]
 Qualifier = Literal["exact", "at least", "more than", "about", "up to", "between", "vague",
                     "none"]
 Population = Literal["civilians", "children", "military", "prisoners of war", "people"]
+MEASURES: Final[tuple[Measure, ...]] = get_args(Measure)
+QUALIFIERS: Final[tuple[Qualifier, ...]] = get_args(Qualifier)
+POPULATIONS: Final[tuple[Population, ...]] = get_args(Population)
+T = TypeVar("T", bound=str)
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,268 +87,169 @@ class CasualtyFigure:
     subgroup: bool
     cumulative: bool
     rule: str
+    #: The rule of ``vocab/rules/figure_cues.toml`` that took the number ("" for figures
+    #: found otherwise: none, single victims, record fields).
+    cue_rule: str = ""
+    #: The cue that marked it cumulative or an earlier report's ("" when neither did):
+    #: "cumulative-cue", "joined-to-a-total", "earlier-report-cue",
+    #: "joined-to-an-earlier-report" (see :func:`_context_flags`).
+    flag_rule: str = ""
 
 
-# -- vocabulary ------------------------------------------------------------------------------
+# -- the figure lexicon ----------------------------------------------------------------------
 
-
-def _words(text: str) -> tuple[str, ...]:
-    return tuple(text.split())
-
-
-_UNITS: Final[dict[str, int]] = {
-    "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8,
-    "nine": 9,
-}
-_TEENS: Final[dict[str, int]] = {
-    "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14, "fifteen": 15,
-    "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
-}
-_TENS: Final[dict[str, int]] = {
-    "twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
-    "eighty": 80, "ninety": 90,
-}
-_MULTIPLIERS: Final[dict[str, int]] = {"hundred": 100, "thousand": 1000, "million": 1_000_000}
-# Lower bounds for quantities that state none; "a dozen" and its kin are estimates instead.
-_VAGUE: Final[dict[str, int]] = {
-    "tens of thousands": 20_000, "hundreds of thousands": 200_000, "dozens": 24,
-    "scores": 40, "hundreds": 200, "thousands": 2_000, "millions": 2_000_000,
-    "several dozen": 24, "a handful": 2, "several": 3, "a few": 2,
-}
-_QUALIFIERS: Final[dict[str, Qualifier]] = {
-    "at least another": "at least", "at least": "at least", "no fewer than": "at least",
-    "no less than": "at least", "not less than": "at least", "a minimum of": "at least",
-    "more than": "more than", "over": "more than", "upwards of": "more than",
-    "in excess of": "more than", "greater than": "more than",
-    "about": "about", "around": "about", "approximately": "about", "approx.": "about",
-    "roughly": "about", "some": "about", "nearly": "about", "almost": "about",
-    "close to": "about", "an estimated": "about", "estimated": "about",
-    "up to": "up to", "as many as": "up to", "at most": "up to", "no more than": "up to",
-    "fewer than": "up to", "less than": "up to", "under": "up to", "a maximum of": "up to",
-    "a total of": "exact", "another": "exact", "a further": "exact", "only": "exact",
-    "just": "exact",
-}
-_POPULATION_NOUNS: Final[dict[str, Population]] = {
-    **dict.fromkeys(_words(
-        "civilians civilian residents resident inhabitants inhabitant locals local villagers "
-        "villager passengers passenger pedestrians pedestrian shoppers shopper patients patient "
-        "worshippers worshipper commuters commuter customers customer non-combatants "
-        "noncombatants journalists journalist citizens citizen townspeople passers-by"),
-        "civilians"),
-    **dict.fromkeys(_words(
-        "children child kids kid minors minor boys boy girls girl babies baby infants infant "
-        "toddlers toddler teenagers teenager teens schoolchildren schoolboys schoolboy "
-        "schoolgirls schoolgirl newborns newborn pupils pupil"), "children"),
-    **dict.fromkeys(_words(
-        "soldiers soldier servicemen serviceman servicemembers servicewomen troops fighters "
-        "fighter combatants combatant marines marine paratroopers paratrooper conscripts "
-        "conscript mercenaries mercenary guardsmen sailors sailor personnel"),
-        "military"),
-    **dict.fromkeys(["prisoners of war", "prisoner of war", "pows", "pow"], "prisoners of war"),
-    **dict.fromkeys(_words(
-        "people persons person individuals others adults adult women woman men man elderly "
-        "pensioners pensioner workers worker employees employee staff volunteers volunteer "
-        "rescuers rescuer firefighters firefighter medics medic doctors doctor nurses nurse "
-        "policemen policeman officers officer prisoners prisoner detainees detainee inmates "
-        "students student teachers teacher relatives members family neighbours neighbour neighbors "
-        "neighbor evacuees evacuee refugees refugee crew guards guard miners miner farmers "
-        "farmer"), "people"),
-}
-_SINGULAR_PERSONS: Final = _words(
-    "child kid minor boy girl baby infant toddler teenager schoolboy schoolgirl newborn pupil "
-    "civilian resident inhabitant local villager passenger pedestrian shopper patient "
-    "journalist soldier serviceman servicewoman fighter marine conscript sailor person adult "
-    "woman man pensioner worker employee volunteer rescuer firefighter medic doctor nurse "
-    "neighbour neighbor evacuee refugee guard miner farmer "
-    "policeman officer prisoner detainee student teacher"
-)
-_AUX_WORDS: Final = _words(
-    "have has had are is were was will would may might could must be been being to all also "
-    "reportedly allegedly now already still later probably likely possibly confirmed "
-    "officially feared believed thought said reported known presumed understood estimated "
-    "found declared pronounced left remain remained remains so far since then subsequently "
-    "seriously critically badly severely lightly slightly fatally mortally either both "
-    "instantly immediately initially themselves"
-)
-
-# -- regular expression pieces ---------------------------------------------------------------
+_HYPHEN: Final = r"[\-‐‑]"
+# "2,400", "1 200", "1.5 million": digits, with thousands separators (the multiplier words
+# are added from the lexicon).
+_DIGIT_RUN: Final = (r"(?<![\w.,:/$€£])(?:\d{1,3}(?:(?:,|[\u00a0\u202f\u2009]|\s(?=\d{3}(?!\d)))"
+                     r"\d{3})+|\d+)")
+_ASIDE: Final = r"(?:\s*,[^,.;:]{1,80},|\s*[–—][^.;:–—]{1,80}[–—])"
+# No count of people reaches a billion; a longer number is a code, a sum of money or noise.
+_LARGEST_COUNT: Final = 10**9
+_EARLIER_REACH: Final = 60
+_VOCAB_DIR: Final = Path(__file__).parent / "vocab"
 
 
 def _alternatives(words: Iterable[str]) -> str:
     """A regex alternation of phrases, longest first, any whitespace between words."""
-    items = sorted(set(words), key=len, reverse=True)
+    items = sorted(set(words), key=lambda w: (-len(w), w))
     return "|".join(re.escape(item).replace(r"\ ", r"\s+") for item in items)
 
 
-_HYPHEN: Final = r"[\-‐‑]"
-_BELOW_100: Final = (
-    rf"(?:(?:{_alternatives(_TENS)})(?:(?:\s+|{_HYPHEN})(?:{_alternatives(_UNITS)}))?"
-    rf"|{_alternatives(_TEENS)}|{_alternatives(_UNITS)})"
-)
-_BELOW_1000: Final = (
-    rf"(?:(?:a|one|{_alternatives(_UNITS)})\s+hundred(?:\s+(?:and\s+)?{_BELOW_100})?"
-    rf"|{_BELOW_100})"
-)
-_WORD_NUMBER: Final = (
-    rf"(?:{_BELOW_1000}(?:\s+(?:thousand|million)(?:\s+(?:and\s+)?{_BELOW_1000})?)?"
-    rf"|a\s+(?:thousand|million))\b(?!{_HYPHEN}[^\W\d_])"
-)
-_DIGITS: Final = (
-    r"(?<![\w.,:/$€£])(?:\d{1,3}(?:(?:,|[\u00a0\u202f\u2009]|\s(?=\d{3}(?!\d)))\d{3})+|\d+)"
-    r"(?:\.\d+(?=\s+(?:thousand|million)))?(?:\s+(?:thousand|million))?"
-    rf"(?!\w|[.,:/]\d|{_HYPHEN}[^\W\d_])"
-)
-_NUMBER: Final = rf"(?:{_DIGITS}|{_WORD_NUMBER})"
-_DOZEN: Final = rf"(?:(?:a|half\s+a|several|{_alternatives(_UNITS)})\s+dozen)\b"
-_VAGUE_WORDS: Final = rf"(?:{_alternatives(_VAGUE)})\b"
-_QUALIFIER: Final = rf"(?:{_alternatives(_QUALIFIERS)})"
-_QUANTITY: Final = (
-    rf"(?<![\w\-‐‑])(?:{_QUALIFIER}\s+)?(?:between\s+{_NUMBER}\s+and\s+{_NUMBER}"
-    rf"|{_DOZEN}|{_NUMBER}(?:\s*[\-–—]\s*{_NUMBER}|\s+(?:to|or)\s+{_NUMBER})?|{_VAGUE_WORDS})"
-)
-_AGE: Final = (
-    rf"(?:\d{{1,3}}|{_BELOW_100})(?:\s+|{_HYPHEN})(?:year|month|week)s?(?:\s+|{_HYPHEN})olds?"
-)
-_NOUN: Final = rf"(?:{_alternatives(_POPULATION_NOUNS)})\b"
-_MEASURE_WORDS: Final = (
-    r"killed|dead|died|wounded|injured|hurt|missing|trapped|displaced|casualties|victims|"
-    r"deaths|bodies"
-)
-_MODIFIER: Final = (
-    rf"(?!(?:{'|'.join(_AUX_WORDS)}|and|or|of|in|on|at|who|which|that|{_MEASURE_WORDS})\b)"
-    r"[^\W_][\w'’\-‐‑]*"
-)
-_POPULATION: Final = rf"(?:{_MODIFIER}\s+){{0,3}}(?:{_NOUN}|{_AGE})"
-_SINGULAR: Final = rf"(?:{_MODIFIER}\s+){{0,3}}(?:(?:{'|'.join(_SINGULAR_PERSONS)})\b|{_AGE})"
+def _numbers_of(lexicon: Lexicon, name: str) -> dict[str, int]:
+    return {word: int(number) for word, number in lexicon.mapping(name).items()}
 
-_MEASURE_AFTER: Final = (
-    r"(?:killed|dead)\s+or\s+(?:injured|wounded|hurt)|(?:injured|wounded)\s+or\s+killed"
-    r"|(?:killed|dead)\s+and\s+(?:injured|wounded)|(?:injured|wounded)\s+and\s+(?:killed|dead)"
-    r"|shot\s+(?:dead|and\s+killed)|killed|dead|died|perished|slain|murdered|executed"
-    r"|lost\s+their\s+lives|deaths|fatalities|injured|wounded|hurt|hospitali[sz]ed"
-    r"|taken\s+to\s+(?:a\s+|the\s+)?hospitals?|in\s+hospital"
-    r"|(?:received|sustained|suffered)\s+(?:\w+\s+)?(?:injuries|wounds)|injuries"
-    r"|missing|unaccounted\s+for|trapped|displaced|sheltering|sheltered|hiding"
-    r"|(?:sought|seeking|taken|took|taking)\s+(?:refuge|shelter)|evacuated|rescued"
-    r"|(?:left\s+)?homeless|casualties|victims"
-)
-_ASIDE: Final = r"(?:\s*,[^,.;:]{1,80},|\s*[–—][^.;:–—]{1,80}[–—])"
 
-_QUANTITY_RE: Final = re.compile(_QUANTITY, re.I)
-_AFTER_RE: Final = re.compile(
-    rf"(?P<pop>\s+(?:of\s+(?:the\s+)?)?{_POPULATION})?(?P<aside>{_ASIDE})?"
-    rf"(?:\s+(?:who|that|which))?(?:\s+(?:{'|'.join(_AUX_WORDS)})){{0,6}}\s+"
-    rf"(?P<m>{_MEASURE_AFTER})\b",
-    re.I,
-)
-_POPULATION_AFTER_RE: Final = re.compile(rf"\s+(?:of\s+(?:the\s+)?)?{_POPULATION}\b", re.I)
-_SINGULAR_RE: Final = re.compile(rf"(?<![\w\-])an?\s+(?={_SINGULAR})", re.I)
-_BEFORE_RE: Final = re.compile(
-    r"\b(?P<m>shot\s+(?:and\s+killed|dead)|kill(?:ing|ed|s)?|wound(?:ing|ed|s)?"
-    r"|injur(?:ing|ed|es|e)|hurting|(?:claim|took|take|taking|claiming)(?:ed|s)?\s+the\s+lives"
-    r"\s+of|(?:the\s+)?(?:killing|deaths?|murders?|executions?)\s+of|murder(?:ed|ing)"
-    r"|execut(?:ed|ing)|hospitali[sz](?:ed|ing)|displac(?:ed|ing)|trapp(?:ed|ing)"
-    r"|evacuat(?:ed|ing)|rescu(?:ed|ing))\s+$",
-    re.I,
-)
-#: "June 27" or "27 June" inside a phrase ("killed in the June 27 strike has risen to 13").
-_MONTH_DAY: Final = (
-    r"(?:(?:January|February|March|April|May|June|July|August|September|October|November|"
-    r"December)\s+\d{1,2}(?:st|nd|rd|th)?|\d{1,2}(?:st|nd|rd|th)?\s+(?:January|February|"
-    r"March|April|May|June|July|August|September|October|November|December))")
-_TOLL_RE: Final = re.compile(
-    rf"\b(?P<m>(?:death|casualty|civilian)\s+tolls?|tolls?|(?:total\s+)?(?:number|count)\s+of"
-    rf"\s+(?:the\s+)?(?:people\s+)?(?:dead|deaths|killed|fatalities|victims|injured|wounded|"
-    rf"casualties|missing|bodies|those\s+killed)|(?:number|count)\s+(?:of\s+)?(?:people\s+)?"
-    rf"killed)(?:\s+of|(?:\s+(?!(?:and|but|while|although)\b)[^\s\d.;:!?]+|"
-    rf"\s+{_MONTH_DAY}){{0,16}}?"
-    rf"(?:\s+from\s+{_QUANTITY})?\s+(?:to|at|reached|hit|passed|exceeded|topped|surpassed"
-    rf"|is|was|stood\s+at|stands\s+at|now))\s+$",
-    re.I,
-)
-_OF_THE_DEAD_RE: Final = re.compile(
-    r"\s+of\s+(?:the\s+)?(?P<m>dead|killed|wounded|injured|casualties|victims|deaths|"
-    r"fatalities|missing)(?:\s+(?:and|or)\s+(?:the\s+)?(?P<m2>dead|killed|wounded|injured|"
-    r"missing))?\b",
-    re.I,
-)
-_BODIES_AFTER_RE: Final = re.compile(
-    r"\s+(?:(?:more|other|dead|unidentified|charred|mutilated)\s+)*(?:bodies|corpses)\b", re.I
-)
-_BODIES_BEFORE_RE: Final = re.compile(r"\b(?:bodies|corpses|remains)\s+of\s+$", re.I)
-_SUBGROUP_BEFORE_RE: Final = re.compile(
-    r"\b(?:including|among\s+(?:them|whom)|among\s+(?:the\s+)?(?P<m>dead|killed|victims|injured"
-    r"|wounded|casualties|missing)|among\s+those\s+(?P<m2>killed|injured|wounded|hurt|"
-    r"hospitali[sz]ed|missing))(?:\s+(?:were|was|are|is))?\s+$",
-    re.I,
-)
-_OF_THEM_RE: Final = re.compile(
-    rf"\s+of\s+(?:them|whom|those|the\s+(?P<m>dead|victims|killed|injured|wounded|casualties))"
-    rf"(?:\s+(?:(?:were|are|was|being|are\s+believed\s+to\s+be)\s+)?(?P<pop>{_POPULATION})\b"
-    rf"|(?:\s+(?:{'|'.join(_AUX_WORDS)})){{0,4}}\s+(?P<m2>{_MEASURE_AFTER})\b)",
-    re.I,
-)
-_OF_THOSE_BEFORE_RE: Final = re.compile(
-    r"\bof\s+(?:those|the)\s+(?P<m>killed|dead|injured|wounded|hurt|victims|missing)\s*,?\s+$",
-    re.I,
-)
-_WERE_POPULATION_RE: Final = re.compile(rf"\s+(?:were|was|are|is)\s+(?P<pop>{_POPULATION})\b",
-                                        re.I)
-_AMONG_RE: Final = re.compile(
-    rf"(?P<pop>\s+{_POPULATION})\s+(?:were|was|are|is)\s+(?:also\s+|reportedly\s+|believed\s+"
-    rf"to\s+be\s+)?among\s+(?:the\s+)?(?:those\s+)?(?P<m>dead|killed|victims|injured|wounded|"
-    rf"casualties|missing|hurt|hospitali[sz]ed)\b",
-    re.I,
-)
-_NONE_RE: Final = re.compile(
-    rf"\b(?:no[\s\-]one|nobody|none)(?:\s+(?:{'|'.join(_AUX_WORDS)}))*\s+(?P<m>killed|injured|"
-    rf"hurt|wounded|died|dead|harmed)(?:\s+(?:or|and|nor)\s+(?P<m2>killed|injured|hurt|"
-    rf"wounded|harmed))?\b"
-    rf"|(?<!not\s)\b(?:no|zero|without)\s+(?P<pop>(?:immediate|civilian|human|reported|known|"
-    rf"further|other|serious|major)\s+)?(?P<n>casualties|victims|deaths|fatalities|injuries|"
-    rf"dead|loss\s+of\s+life)\b",
-    re.I,
-)
-#: "aged 64 and 71": ages, blanked out before counting ("two women aged 64 and 71 were
-#: injured" is two injured, not 71).
-_AGES_RE: Final = re.compile(r"\baged\s+\d{1,3}(?:\s*(?:,|and|or|to|-)\s*\d{1,3})*\b", re.I)
-_NOT_A_COUNT_BEFORE_RE: Final = re.compile(
-    r"(?:\b(?:article|part|paragraph|section|clause|chapter|no|number|resolution|page|point|"
-    r"item|brigade|battalion|regiment|division|route|highway|road|building|house|apartment|"
-    r"flat|school|hospital|unit|block|bus|train|flight|platform|gate|st|street|avenue|"
-    r"january|february|march|april|may|june|july|august|september|october|november|december|"
-    r"jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?|[#№$€£]|\bNo\.)\s*$",
-    re.I,
-)
-_NOT_A_COUNT_AFTER_RE: Final = re.compile(
-    r"\s*(?:%|per\s*cent|percent|km|kilomet|metres?\b|meters?\b|miles?\b|m\b|kg|tons?\b|"
-    r"tonnes?\b|hours?\b|minutes?\b|seconds?\b|days?\b|weeks?\b|months?\b|years?\b|times\b|"
-    r"a\.m\.|p\.m\.|am\b|pm\b|o['’]clock|:\d|storey|story|floor|"
-    r"(?:january|february|march|april|may|june|july|august|september|october|november|"
-    r"december|jan|feb|mar|apr|jun|jul|aug|sept?|oct|nov|dec)\b)",
-    re.I,
-)
-_COORDINATION_RE: Final = re.compile(r"^\s*(?:,\s*)?(?:and|as\s+well\s+as|plus)\s+$", re.I)
-_CUMULATIVE_RE: Final = re.compile(
-    r"\bsince\s+(?:the\s+(?:start|beginning|outbreak|onset|war|invasion|conflict|full|first)"
-    r"|(?:russia|moscow)\b|(?:early|mid|late|last|then)\b|\d|january|february|march|april|may"
-    r"|june|july|august|september|october|november|december)"
-    r"|\bin\s+(?:total|all)\b|\bso\s+far\s+(?:this|in)\b|\bto\s+date\b|\boverall\b"
-    r"|\bthroughout\s+the\s+(?:war|conflict|invasion)\b|\bcumulative",
-    re.I,
-)
-_EARLIER_RE: Final = re.compile(
-    r"\b(?:initial|earlier|previous|first|early|original)\s+(?:reports?|figures?|estimates?|"
-    r"tolls?|counts?|accounts?|information|data)\b|\binitially\b|\bpreviously\b"
-    r"|\bhad\s+earlier\b|\bearlier\s+(?:said|reported|put|gave|stated)\b",
-    re.I,
-)
-_EARLIER_REACH: Final = 60
-# No count of people reaches a billion; a longer number is a code, a sum of money or noise.
-_LARGEST_COUNT: Final = 10**9
-_AGE_RE: Final = re.compile(rf"(?P<n>\d{{1,3}}|{_BELOW_100})(?:\s+|{_HYPHEN})(?P<u>year|month|"
-                            rf"week)s?(?:\s+|{_HYPHEN})olds?", re.I)
-_NOUN_RE: Final = re.compile(_NOUN, re.I)
+def _typed(lexicon: Lexicon, name: str, allowed: tuple[T, ...]) -> dict[str, T]:
+    """A map class whose values must be among ``allowed`` (a qualifier, a population, a
+    measure): a misspelt value is refused when the lexicon is read, not met as a stray
+    value in an export."""
+    mapping = lexicon.mapping(name)
+    known = {str(value): value for value in allowed}
+    wrong = sorted(v for v in mapping.values() if v not in known)
+    if wrong:
+        raise LexiconError(f"{lexicon.classes[name].source}: [{name}] value {wrong[0]!r} is "
+                           f"none of {', '.join(known)}")
+    return {word: known[value] for word, value in mapping.items()}
+
+
+class FigureGrammar:
+    """The word classes and patterns of ``vocab/lexicon/figures.toml`` read once, the
+    patterns of quantities and people built from them, and the figure-cue table."""
+
+    def __init__(self, lexicon: Lexicon, cues: RuleTable[FigureContext]) -> None:
+        self.cues = cues
+        p = lexicon.pattern
+        self.units = _numbers_of(lexicon, "number_units")
+        self.teens = _numbers_of(lexicon, "number_teens")
+        self.tens = _numbers_of(lexicon, "number_tens")
+        self.multipliers = _numbers_of(lexicon, "number_multipliers")
+        self.dozens = {w: float(n) for w, n in lexicon.mapping("dozen_counts").items()}
+        self.vague_words = _numbers_of(lexicon, "vague_quantities")
+        self.qualifiers: dict[str, Qualifier] = _typed(lexicon, "quantity_qualifiers",
+                                                       QUALIFIERS)
+        self.population_nouns: dict[str, Population] = _typed(lexicon, "population_nouns",
+                                                              POPULATIONS)
+        self.toll_heads: dict[str, Measure] = _typed(lexicon, "toll_head_measures", MEASURES)
+        link = "|".join(sorted(lexicon.words("figure_link_words")))
+        large = _alternatives(w for w, n in self.multipliers.items() if n >= 1000)
+        hundred = _alternatives(w for w, n in self.multipliers.items() if n == 100)
+
+        below_100 = (rf"(?:(?:{_alternatives(self.tens)})(?:(?:\s+|{_HYPHEN})"
+                     rf"(?:{_alternatives(self.units)}))?|{_alternatives(self.teens)}"
+                     rf"|{_alternatives(self.units)})")
+        below_1000 = (rf"(?:(?:a|one|{_alternatives(self.units)})\s+(?:{hundred})"
+                      rf"(?:\s+(?:and\s+)?{below_100})?|{below_100})")
+        word_number = (rf"(?:{below_1000}(?:\s+(?:{large})(?:\s+(?:and\s+)?{below_1000})?)?"
+                       rf"|a\s+(?:{large}))\b(?!{_HYPHEN}[^\W\d_])")
+        digits = (rf"{_DIGIT_RUN}(?:\.\d+(?=\s+(?:{large})))?(?:\s+(?:{large}))?"
+                  rf"(?!\w|[.,:/]\d|{_HYPHEN}[^\W\d_])")
+        number = rf"(?:{digits}|{word_number})"
+        dozen = rf"(?:(?:{_alternatives(self.dozens)}|{_alternatives(self.units)})\s+dozen)\b"
+        qualifier = rf"(?:{_alternatives(self.qualifiers)})"
+        quantity = (rf"(?<![\w\-‐‑])(?:{qualifier}\s+)?(?:between\s+{number}\s+and\s+{number}"
+                    rf"|{dozen}|{number}(?:\s*[\-–—]\s*{number}|\s+(?:to|or)\s+{number})?"
+                    rf"|(?:{_alternatives(self.vague_words)})\b)")
+        age_units = _alternatives(lexicon.words("age_units"))
+        age = rf"(?:\d{{1,3}}|{below_100})(?:\s+|{_HYPHEN})(?:{age_units})s?(?:\s+|{_HYPHEN})olds?"
+        noun = rf"(?:{_alternatives(self.population_nouns)})\b"
+        stops = "|".join(sorted(lexicon.words("modifier_stops")))
+        modifier = (rf"(?!(?:{link}|{stops}|{p('casualty_words').pattern})\b)"
+                    r"[^\W_][\w'’\-‐‑]*")
+        population = rf"(?:{modifier}\s+){{0,3}}(?:{noun}|{age})"
+        singles = "|".join(sorted(lexicon.words("single_person_nouns")))
+        singular = rf"(?:{modifier}\s+){{0,3}}(?:(?:{singles})\b|{age})"
+        predicate = p("casualty_predicate").pattern
+        pronouns = "|".join(sorted(lexicon.words("relative_pronouns")))
+        copulas = "|".join(sorted(lexicon.words("copulas")))
+        breaks = "|".join(sorted(lexicon.words("toll_clause_breaks")))
+
+        self.digits_value = re.compile(
+            rf"([\d,\u00a0\u202f\u2009 ]+(?:\.\d+)?)\s*({large})?$", re.I)
+        self.quantity = re.compile(quantity, re.I)
+        self.qualifier_head = re.compile(rf"({qualifier})\s+", re.I)
+        self.range = re.compile(
+            rf"(?:between\s+(?P<a>{number})\s+and\s+(?P<b>{number})"
+            rf"|(?P<c>{number})(?:\s*[\-–—]\s*|\s+(?:to|or)\s+)(?P<d>{number}))$", re.I)
+        self.to_number = re.compile(rf"(.*?)\s+to\s+({number})$", re.I)
+        self.from_before = re.compile(r"\bfrom\s+$", re.I)
+        self.age = re.compile(rf"(?P<n>\d{{1,3}}|{below_100})(?:\s+|{_HYPHEN})"
+                              rf"(?P<u>{age_units})s?(?:\s+|{_HYPHEN})olds?", re.I)
+        self.noun = re.compile(noun, re.I)
+        self.singular = re.compile(rf"(?<![\w\-])an?\s+(?={singular})", re.I)
+        self.population_after = re.compile(rf"\s+(?:of\s+(?:the\s+)?)?{population}\b", re.I)
+        self.predicate_after = re.compile(
+            rf"(?P<pop>\s+(?:of\s+(?:the\s+)?)?{population})?(?P<aside>{_ASIDE})?"
+            rf"(?:\s+(?:{pronouns}))?(?:\s+(?:{link})){{0,6}}\s+(?P<m>{predicate})\b", re.I)
+        self.verb_before = p("casualty_verb_before")
+        self.toll = re.compile(
+            rf"\b(?P<m>{p('toll_head').pattern})(?:\s+of|(?:\s+(?!(?:{breaks})\b)"
+            rf"[^\s\d.;:!?]+|\s+{p('month_and_day').pattern}){{0,16}}?"
+            rf"(?:\s+from\s+{quantity})?\s+{p('toll_verb').pattern})\s+$", re.I)
+        self.of_the_dead = p("of_the_dead_after")
+        self.bodies_after = p("bodies_after")
+        self.bodies_before = p("bodies_before")
+        self.part_cue_before = p("part_cue_before")
+        self.of_them = re.compile(
+            rf"{p('of_them_head').pattern}(?:\s+(?:{p('of_them_copula').pattern})?"
+            rf"(?P<pop>{population})\b|(?:\s+(?:{link})){{0,4}}\s+(?P<m2>{predicate})\b)", re.I)
+        self.of_those_before = p("of_those_before")
+        self.were_population = re.compile(rf"\s+(?:{copulas})\s+(?P<pop>{population})\b", re.I)
+        self.among = re.compile(rf"(?P<pop>\s+{population})\s+{p('among_the_dead').pattern}",
+                                re.I)
+        self.nobody = re.compile(
+            rf"\b{p('nobody').pattern}(?:\s+(?:{link}))*\s+{p('nobody_harm').pattern}"
+            rf"|{p('no_casualties').pattern}", re.I)
+        self.ages = p("ages_aged")
+        self.not_a_count_before = p("not_a_count_before")
+        self.not_a_count_after = p("not_a_count_after")
+        self.coordination = p("figure_coordination")
+        self.cumulative = p("cumulative_cue")
+        self.earlier = p("earlier_report_cue")
+        self.and_another = p("second_person_joined")
+        self.single_victim = p("single_victim_named")
+        self.one_body = p("single_body")
+        self.killing_one = p("killing_one")
+        self.fields: tuple[tuple[re.Pattern[str], Measure], ...] = (
+            (p("record_field_killed"), "killed"), (p("record_field_injured"), "injured"),
+            (p("record_shorthand_killed"), "killed"), (p("record_shorthand_injured"),
+                                                       "injured"))
+
+
+#: The grammar of each lexicon, built on first use and kept (by identity: a lexicon is not
+#: hashable).
+_BUILT: dict[int, tuple[Lexicon, FigureGrammar]] = {}
+
+
+def figure_grammar(lexicon: Lexicon) -> FigureGrammar:
+    """The figure grammar of ``lexicon``, with the figure-cue table of the vocabulary folder
+    the lexicon was read from (the shipped one for a lexicon read from nowhere)."""
+    kept = _BUILT.get(id(lexicon))
+    if kept is None or kept[0] is not lexicon:
+        folder = lexicon.files[0].parent.parent if lexicon.files else _VOCAB_DIR
+        kept = _BUILT[id(lexicon)] = (
+            lexicon, FigureGrammar(lexicon, load_figure_cues(folder, lexicon)))
+    return kept[1]
 
 
 # -- quantities ------------------------------------------------------------------------------
@@ -344,62 +263,56 @@ class _Quantity(NamedTuple):
     qualifier: Qualifier
 
 
-def _word_number(text: str) -> int | None:
+def _word_number(g: FigureGrammar, text: str) -> int | None:
     total, current = 0, 0
     for word in re.split(r"[\s\-‐‑]+", text.lower()):
         if word in {"and", ""}:
             continue
         if word == "a":
             current = current or 1
-        elif word in _UNITS or word in _TEENS or word in _TENS:
-            current += _UNITS.get(word) or _TEENS.get(word) or _TENS[word]
-        elif word == "hundred":
-            current = (current or 1) * 100
-        elif word in _MULTIPLIERS:
-            total += (current or 1) * _MULTIPLIERS[word]
+        elif word in g.units or word in g.teens or word in g.tens:
+            current += g.units.get(word) or g.teens.get(word) or g.tens[word]
+        elif word in g.multipliers and g.multipliers[word] < 1000:  # "two hundred"
+            current = (current or 1) * g.multipliers[word]
+        elif word in g.multipliers:  # "three thousand", "two hundred thousand"
+            total += (current or 1) * g.multipliers[word]
             current = 0
         else:
             return None
     return total + current
 
 
-def _number(text: str) -> int | None:
+def _number(g: FigureGrammar, text: str) -> int | None:
     text = text.strip()
     if not text[:1].isdigit():
-        return _word_number(text)
-    match = re.match(r"([\d,\u00a0\u202f\u2009 ]+(?:\.\d+)?)\s*(thousand|million)?$", text, re.I)
+        return _word_number(g, text)
+    match = g.digits_value.match(text)
     if match is None:
         return None
     # Decimal, not float: "1.5 million" is exact, and no run of digits overflows.
     value = Decimal(re.sub(r"[,\u00a0\u202f\u2009 ]", "", match.group(1)))
     if match.group(2):
-        value *= _MULTIPLIERS[match.group(2).lower()]
+        value *= g.multipliers[match.group(2).lower()]
     return int(value)
 
 
-_QUALIFIER_HEAD_RE: Final = re.compile(rf"({_QUALIFIER})\s+", re.I)
-_RANGE_RE: Final = re.compile(
-    rf"(?:between\s+(?P<a>{_NUMBER})\s+and\s+(?P<b>{_NUMBER})"
-    rf"|(?P<c>{_NUMBER})(?:\s*[\-–—]\s*|\s+(?:to|or)\s+)(?P<d>{_NUMBER}))$",
-    re.I,
-)
-
-
-def _parse_quantity(text: str) -> tuple[int | None, int | None, Qualifier] | None:
+def _parse_quantity(g: FigureGrammar, text: str
+                    ) -> tuple[int | None, int | None, Qualifier] | None:
     """The bounds and qualifier of a matched quantity phrase."""
     rest = " ".join(text.split())
     qualifier: Qualifier = "exact"
-    head = _QUALIFIER_HEAD_RE.match(rest)
+    head = g.qualifier_head.match(rest)
     if head is not None:
-        qualifier = _QUALIFIERS[" ".join(head.group(1).lower().split())]
+        qualifier = g.qualifiers[" ".join(head.group(1).lower().split())]
         rest = rest[head.end():]
     lowered = rest.lower()
-    if lowered in _VAGUE:
-        return _VAGUE[lowered], None, "vague"
+    if lowered in g.vague_words:
+        return g.vague_words[lowered], None, "vague"
     if lowered.endswith("dozen"):
-        count = {"a": 1, "half a": 0.5, "several": 2}.get(lowered[:-6].strip())
+        count = g.dozens.get(lowered[:-6].strip())
         if count is None:
-            count = _word_number(lowered[:-6])
+            words = _word_number(g, lowered[:-6])
+            count = float(words) if words is not None else None
         if count is None:
             return None
         if lowered.startswith("several"):
@@ -407,14 +320,14 @@ def _parse_quantity(text: str) -> tuple[int | None, int | None, Qualifier] | Non
         number = int(count * 12)
         qualifier = "about" if qualifier == "exact" else qualifier
     else:
-        span = _RANGE_RE.match(rest)
+        span = g.range.match(rest)
         if span is not None:
-            low = _number(span.group("a") or span.group("c"))
-            high = _number(span.group("b") or span.group("d"))
+            low = _number(g, span.group("a") or span.group("c"))
+            high = _number(g, span.group("b") or span.group("d"))
             if low is None or high is None or low >= high:
                 return None
             return low, high, "between"
-        parsed = _number(rest)
+        parsed = _number(g, rest)
         if parsed is None:
             return None
         number = parsed
@@ -425,27 +338,28 @@ def _parse_quantity(text: str) -> tuple[int | None, int | None, Qualifier] | Non
     return number, number, qualifier
 
 
-def _quantities(text: str, blocked: list[tuple[int, int]]) -> list[_Quantity]:
+def _quantities(g: FigureGrammar, text: str, blocked: list[tuple[int, int]]
+                ) -> list[_Quantity]:
     found: list[_Quantity] = []
-    for match in _QUANTITY_RE.finditer(text):
+    for match in g.quantity.finditer(text):
         start, end = match.span()
         if any(a <= start < b for a, b in blocked):
             continue  # the "one" of "no one"
         phrase = match.group()
-        ranged = re.match(rf"(.*?)\s+to\s+({_NUMBER})$", phrase, re.I)
-        if ranged and re.search(r"\bfrom\s+$", text[max(0, start - 8):start], re.I):
+        ranged = g.to_number.match(phrase)
+        if ranged and g.from_before.search(text[max(0, start - 8):start]):
             # "rose from 27 to 50": two figures in a row, not a range; the toll rule takes 50.
             start = end - len(ranged.group(2))
             phrase = text[start:end]
-        if _NOT_A_COUNT_BEFORE_RE.search(text, max(0, start - 16), start):
+        if g.not_a_count_before.search(text, max(0, start - 16), start):
             continue
-        if _NOT_A_COUNT_AFTER_RE.match(text, end):
+        if g.not_a_count_after.match(text, end):
             continue
-        parsed = _parse_quantity(phrase)
+        parsed = _parse_quantity(g, phrase)
         if parsed is None or max(parsed[0] or 0, parsed[1] or 0) > _LARGEST_COUNT:
             continue
         found.append(_Quantity(start, end, *parsed))
-    for match in _SINGULAR_RE.finditer(text):
+    for match in g.singular.finditer(text):
         if not any(q.start <= match.start() < q.end for q in found):
             found.append(_Quantity(match.start(), match.start() + len(match.group().rstrip()),
                                    1, 1, "exact"))
@@ -478,34 +392,38 @@ def _measures(phrase: str) -> tuple[Measure, ...]:
     return ("affected",)
 
 
-_TOLL_HEADS: Final[tuple[tuple[str, Measure], ...]] = (
-    ("injured", "injured"), ("wounded", "injured"), ("missing", "missing"),
-    ("casualt", "casualties"), ("victim", "casualties"),
-)
-
-
-def _toll_measures(head: str) -> tuple[Measure, ...]:
+def _toll_measures(g: FigureGrammar, head: str) -> tuple[Measure, ...]:
     words = head.lower()
-    for key, measure in _TOLL_HEADS:
+    for key, measure in g.toll_heads.items():
         if key in words:
             return (measure,)
     return ("killed",)
 
 
-def _population(phrase: str | None) -> Population | None:
+def _population(g: FigureGrammar, phrase: str | None) -> Population | None:
     if not phrase:
         return None
-    nouns = list(_NOUN_RE.finditer(phrase))
-    population = (_POPULATION_NOUNS[" ".join(nouns[-1].group().lower().split())]
+    nouns = list(g.noun.finditer(phrase))
+    population = (g.population_nouns[" ".join(nouns[-1].group().lower().split())]
                   if nouns else None)
-    age = _AGE_RE.search(phrase)
+    age = g.age.search(phrase)
     if age is not None:
-        number = _number(age.group("n"))
+        number = _number(g, age.group("n"))
         child = age.group("u").lower() != "year" or (number is not None and number < 18)
         if child and population in {None, "people", "civilians"}:
             return "children"
         return population or "people"
     return population
+
+
+class FigureTrace(NamedTuple):
+    """One decision of the figure-cue table on a number: taken as a figure, or not, and by
+    which rule."""
+
+    start: int
+    end: int
+    quantity: str
+    decision: Decision
 
 
 class _Draft(NamedTuple):
@@ -516,72 +434,132 @@ class _Draft(NamedTuple):
     population: Population | None
     subgroup: bool
     rule: str
+    cue_rule: str = ""
 
 
-def _classify(text: str, q: _Quantity, drafts: list[_Draft]) -> _Draft | None:
-    """The figure a quantity is, or None when no casualty word governs it."""
-    lo = max(0, q.start - 160)
-    pop_after = _POPULATION_AFTER_RE.match(text, q.end)
-    pop_end = pop_after.end() if pop_after else q.end
-    population = _population(pop_after.group()) if pop_after else None
-    article = q.low == 1 and text[q.start:q.end].lower() in {"a", "an"}
-    if article and pop_after is None:
+def _classify(g: FigureGrammar, text: str, q: _Quantity, drafts: list[_Draft],
+              cues: RuleTable[FigureContext], trace: list[FigureTrace] | None,
+              base: int) -> _Draft | None:
+    """The figure a quantity is, or None when no casualty word governs it: the figure-cue
+    table names the cue, :data:`_BUILDERS` makes the figure of it."""
+    c = FigureContext(
+        text, q.start, q.end, article=q.low == 1 and text[q.start:q.end].lower() in {"a", "an"},
+        vague=q.qualifier == "vague", whole_known=bool(_inherited(drafts)),
+        previous_end=drafts[-1].end if drafts else None, cues=g)
+    decision = cues.decide(c)
+    if trace is not None:
+        trace.append(FigureTrace(base + q.start, base + q.end, text[q.start:q.end], decision))
+    if decision.outcome == NOT_A_FIGURE:
         return None
+    return _BUILDERS[decision.outcome](g, c, q, drafts)._replace(cue_rule=decision.rule)
 
-    before = _SUBGROUP_BEFORE_RE.search(text, lo, q.start)
-    if before is not None and pop_after is not None:
-        named = before.group("m") or before.group("m2")
-        measures = _measures(named) if named else _inherited(drafts)
-        if measures:
-            return _Draft(before.start(), pop_end, measures, q, population, True, "subgroup")
-    of_them = _OF_THEM_RE.match(text, q.end)
-    if of_them is not None:
-        named = of_them.group("m") or of_them.group("m2")
-        measures = _measures(named) if named else _inherited(drafts)
-        if measures:
-            return _Draft(q.start, of_them.end(), measures, q, _population(of_them.group("pop")),
-                          True, "subgroup")
-    of_those = _OF_THOSE_BEFORE_RE.search(text, lo, q.start)
-    were = _WERE_POPULATION_RE.match(text, q.end)
-    if of_those is not None and were is not None:
-        return _Draft(of_those.start(), were.end(), _measures(of_those.group("m")), q,
-                      _population(were.group("pop")), True, "subgroup")
-    among = _AMONG_RE.match(text, q.end)
-    if among is not None:
-        return _Draft(q.start, among.end(), _measures(among.group("m")), q,
-                      _population(among.group("pop")), True, "subgroup")
 
-    toll = _TOLL_RE.search(text, lo, q.start)
-    if toll is not None and not article:
-        return _Draft(toll.start(), pop_end, _toll_measures(toll.group("m")), q, population,
-                      False, "toll")
-    bodies_of = _BODIES_BEFORE_RE.search(text, lo, q.start)
-    if bodies_of is not None:
-        return _Draft(bodies_of.start(), pop_end, ("killed",), q, population, False, "bodies")
-    if q.qualifier == "vague":
-        of_dead = _OF_THE_DEAD_RE.match(text, q.end)
-        if of_dead is not None:
-            named = of_dead.group("m") + (f" and {of_dead.group('m2')}" if of_dead.group("m2")
-                                          else "")
-            return _Draft(q.start, of_dead.end(), _measures(named), q, None, False,
-                          "of-the-dead")
-    bodies = _BODIES_AFTER_RE.match(text, q.end)
-    if bodies is not None and not article:
-        return _Draft(q.start, bodies.end(), ("killed",), q, None, False, "bodies")
-    verb = _BEFORE_RE.search(text, lo, q.start)
-    if verb is not None:
-        return _Draft(verb.start(), pop_end, _measures(verb.group("m")), q, population, False,
-                      "verb-before")
-    after = _AFTER_RE.match(text, q.end)
-    if after is not None:
-        return _Draft(q.start, after.end(), _measures(after.group("m")), q,
-                      _population(after.group("pop")), False, "predicate-after")
-    if pop_after is not None and drafts:
-        previous = drafts[-1]
-        if _COORDINATION_RE.match(text[previous.end:q.start]):
-            return _Draft(q.start, pop_end, previous.measures, q, population, previous.subgroup,
-                          "coordinated")
-    return None
+def _people_after(g: FigureGrammar, c: FigureContext) -> tuple[int, Population | None]:
+    """Where the people after the number end, and who they are."""
+    after = c.population_after
+    return (after.end(), _population(g, after.group())) if after else (c.end, None)
+
+
+def _part_measures(match: re.Match[str], drafts: list[_Draft]) -> tuple[Measure, ...]:
+    named = match.group("m") or match.group("m2")
+    return _measures(named) if named else _inherited(drafts)
+
+
+def _part_before(g: FigureGrammar, c: FigureContext, q: _Quantity,
+                 drafts: list[_Draft]) -> _Draft:
+    cue = _found(c.part_cue_before)
+    end, population = _people_after(g, c)
+    return _Draft(cue.start(), end, _part_measures(cue, drafts), q, population, True,
+                  "subgroup")
+
+
+def _part_of_them(g: FigureGrammar, c: FigureContext, q: _Quantity,
+                  drafts: list[_Draft]) -> _Draft:
+    cue = _found(c.of_them)
+    return _Draft(q.start, cue.end(), _part_measures(cue, drafts), q,
+                  _population(g, cue.group("pop")), True, "subgroup")
+
+
+def _part_of_those(g: FigureGrammar, c: FigureContext, q: _Quantity,
+                   _drafts: list[_Draft]) -> _Draft:
+    cue, were = _found(c.of_those_before), _found(c.were_population)
+    return _Draft(cue.start(), were.end(), _measures(cue.group("m")), q,
+                  _population(g, were.group("pop")), True, "subgroup")
+
+
+def _part_among(g: FigureGrammar, c: FigureContext, q: _Quantity,
+                _drafts: list[_Draft]) -> _Draft:
+    cue = _found(c.among)
+    return _Draft(q.start, cue.end(), _measures(cue.group("m")), q,
+                  _population(g, cue.group("pop")), True, "subgroup")
+
+
+def _toll(g: FigureGrammar, c: FigureContext, q: _Quantity, _drafts: list[_Draft]) -> _Draft:
+    cue = _found(c.toll)
+    end, population = _people_after(g, c)
+    return _Draft(cue.start(), end, _toll_measures(g, cue.group("m")), q, population, False,
+                  "toll")
+
+
+def _bodies_of(g: FigureGrammar, c: FigureContext, q: _Quantity,
+               _drafts: list[_Draft]) -> _Draft:
+    end, population = _people_after(g, c)
+    return _Draft(_found(c.bodies_before).start(), end, ("killed",), q, population, False,
+                  "bodies")
+
+
+def _of_the_dead(_g: FigureGrammar, c: FigureContext, q: _Quantity,
+                 _drafts: list[_Draft]) -> _Draft:
+    cue = _found(c.of_the_dead)
+    named = cue.group("m") + (f" and {cue.group('m2')}" if cue.group("m2") else "")
+    return _Draft(q.start, cue.end(), _measures(named), q, None, False, "of-the-dead")
+
+
+def _bodies(_g: FigureGrammar, c: FigureContext, q: _Quantity, _drafts: list[_Draft]
+            ) -> _Draft:
+    return _Draft(q.start, _found(c.bodies_after).end(), ("killed",), q, None, False, "bodies")
+
+
+def _verb_before(g: FigureGrammar, c: FigureContext, q: _Quantity,
+                 _drafts: list[_Draft]) -> _Draft:
+    cue = _found(c.verb_before)
+    end, population = _people_after(g, c)
+    return _Draft(cue.start(), end, _measures(cue.group("m")), q, population, False,
+                  "verb-before")
+
+
+def _predicate_after(g: FigureGrammar, c: FigureContext, q: _Quantity,
+                     _drafts: list[_Draft]) -> _Draft:
+    cue = _found(c.predicate_after)
+    return _Draft(q.start, cue.end(), _measures(cue.group("m")), q,
+                  _population(g, cue.group("pop")), False, "predicate-after")
+
+
+def _coordinated(g: FigureGrammar, c: FigureContext, q: _Quantity,
+                 drafts: list[_Draft]) -> _Draft:
+    previous = drafts[-1]
+    end, population = _people_after(g, c)
+    return _Draft(q.start, end, previous.measures, q, population, previous.subgroup,
+                  "coordinated")
+
+
+def _found(match: re.Match[str] | None) -> re.Match[str]:
+    if match is None:  # pragma: no cover - a table rule names a cue it has not checked
+        raise LexiconError("vocab/rules/figure_cues.toml: a rule gives a cue without the "
+                           "predicate that finds it")
+    return match
+
+
+_Builder = Callable[[FigureGrammar, FigureContext, _Quantity, list[_Draft]], _Draft]
+#: How each outcome of the figure-cue table makes its figure (the figure's ``rule``, as
+#: claims record it, is the builder's: "subgroup", "toll", "bodies", ...).
+_BUILDERS: Final[dict[str, _Builder]] = {
+    "part-before": _part_before, "part-of-them": _part_of_them,
+    "part-of-those": _part_of_those, "part-among": _part_among, "toll": _toll,
+    "bodies-of": _bodies_of, "of-the-dead": _of_the_dead, "bodies": _bodies,
+    "verb-before": _verb_before, "predicate-after": _predicate_after,
+    "coordinated": _coordinated,
+}
 
 
 def _inherited(drafts: list[_Draft]) -> tuple[Measure, ...]:
@@ -591,9 +569,9 @@ def _inherited(drafts: list[_Draft]) -> tuple[Measure, ...]:
     return ()
 
 
-def _none_figures(text: str) -> tuple[list[_Draft], list[tuple[int, int]]]:
+def _none_figures(g: FigureGrammar, text: str) -> tuple[list[_Draft], list[tuple[int, int]]]:
     drafts, spans = [], []
-    for match in _NONE_RE.finditer(text):
+    for match in g.nobody.finditer(text):
         spans.append(match.span())
         if match.group("n"):
             noun = match.group("n").lower()
@@ -623,15 +601,21 @@ def _none_figures(text: str) -> tuple[list[_Draft], list[tuple[int, int]]]:
 # -- entry point -----------------------------------------------------------------------------
 
 
-def find_figures(text: str, *, base: int = 0) -> list[CasualtyFigure]:
-    """Casualty figures stated in one sentence; spans are offsets into ``text`` plus
-    ``base``."""
+def find_figures(text: str, lexicon: Lexicon, *, base: int = 0,
+                 cues: RuleTable[FigureContext] | None = None,
+                 trace: list[FigureTrace] | None = None) -> list[CasualtyFigure]:
+    """Casualty figures stated in one sentence, read with ``lexicon`` (and the figure-cue
+    table beside it, or ``cues``); spans are offsets into ``text`` plus ``base``. Every
+    decision of the table on a number, on those taken and those left ("not-a-figure"), is
+    added to ``trace`` when one is given."""
+    g = figure_grammar(lexicon)
+    table = cues if cues is not None else g.cues
     original = text
-    text = _AGES_RE.sub(lambda m: " " * len(m.group()), text)  # offsets stay the same
-    none_drafts, blocked = _none_figures(text)
+    text = g.ages.sub(lambda m: " " * len(m.group()), text)  # offsets stay the same
+    none_drafts, blocked = _none_figures(g, text)
     drafts: list[_Draft] = []
-    for quantity in _quantities(text, blocked):
-        draft = _classify(text, quantity, drafts)
+    for quantity in _quantities(g, text, blocked):
+        draft = _classify(g, text, quantity, drafts, table, trace, base)
         if draft is not None:
             drafts.append(draft)
     drafts = sorted([*drafts, *none_drafts], key=lambda d: (d.start, d.quantity.start))
@@ -644,13 +628,13 @@ def find_figures(text: str, *, base: int = 0) -> list[CasualtyFigure]:
         if not draft.subgroup or not heads:
             heads.append(draft)
         parents.append(heads[-1])
-    flags = _context_flags(text, heads)
+    flags = _context_flags(g, text, heads)
     figures: list[CasualtyFigure] = []
     for draft, parent in zip(drafts, parents, strict=True):
         cumulative, earlier = flags[id(parent)]
         q = draft.quantity
         low, high, end = q.low, q.high, draft.end
-        pair = _AND_ANOTHER.match(text, draft.end) if (low, high) == (1, 1) else None
+        pair = g.and_another.match(text, draft.end) if (low, high) == (1, 1) else None
         if pair is not None:
             # "killing a 31-year-old woman and her two-year-old daughter": two people
             low, high, end = 2, 2, pair.end()
@@ -659,41 +643,47 @@ def find_figures(text: str, *, base: int = 0) -> list[CasualtyFigure]:
                 start=base + draft.start, end=base + end,
                 text=original[draft.start:end], measure=measure, low=low, high=high,
                 qualifier=q.qualifier, population=draft.population, subgroup=draft.subgroup,
-                cumulative=cumulative, rule="reported-earlier" if earlier else draft.rule,
+                cumulative=bool(cumulative), rule="reported-earlier" if earlier else draft.rule,
+                cue_rule=draft.cue_rule, flag_rule=cumulative or earlier,
             ))
     return figures
 
 
-#: A second person joined to a single victim: "... and her two-year-old daughter".
-_AND_ANOTHER: Final = re.compile(
-    r"\s+and\s+(?:her|his|their|a|an|the|one)\s+(?:[\w-]+\s+){0,2}?(?:husband|wife|son|"
-    r"daughter|father|mother|brother|sister|child|grandson|granddaughter|grandmother|"
-    r"grandfather|man|woman|boy|girl|friend|neighbour|neighbor|colleague)\b",
-    re.IGNORECASE)
-
-
-def _context_flags(text: str, leading: list[_Draft]) -> dict[int, tuple[bool, bool]]:
-    """For each figure that is not a part of another: whether it is cumulative, and whether
-    the text gives it as an earlier report's. A figure's cues are those in its own stretch of
-    the sentence; figures joined by "and" share them ("9,177 deaths and 16,384 injuries since
-    February 2022")."""
-    flags: list[tuple[bool, bool]] = []
+def _context_flags(g: FigureGrammar, text: str, leading: list[_Draft]
+                   ) -> dict[int, tuple[str, str]]:
+    """For each figure that is not a part of another: the rule that makes it cumulative and
+    the rule that gives it as an earlier report's ("" for neither). A figure's cues are those
+    in its own stretch of the sentence ("cumulative-cue", "earlier-report-cue"); figures
+    joined by "and" share them ("9,177 deaths and 16,384 injuries since February 2022":
+    "joined-to-a-total", "joined-to-an-earlier-report")."""
+    flags: list[tuple[str, str]] = []
     for draft in leading:
         window_start, window_end = _window(draft, leading, len(text))
         # Only a cue close to the figure says the figure is an earlier report's: "contradicting
         # earlier accounts" at the far end of the sentence may be about something else.
         near = text[max(window_start, draft.start - _EARLIER_REACH):
                     min(window_end, draft.end + _EARLIER_REACH)]
-        flags.append((bool(_CUMULATIVE_RE.search(text, window_start, window_end)),
-                      bool(_EARLIER_RE.search(near))))
+        flags.append(("cumulative-cue" if g.cumulative.search(text, window_start, window_end)
+                      else "", "earlier-report-cue" if g.earlier.search(near) else ""))
     for _ in range(2):  # forwards, then backwards, along chains of joined figures
         for index in range(1, len(leading)):
             previous, current = leading[index - 1], leading[index]
-            if _COORDINATION_RE.match(text[previous.end:current.start]):
-                joined = (flags[index - 1][0] or flags[index][0],
-                          flags[index - 1][1] or flags[index][1])
-                flags[index - 1] = flags[index] = joined
+            if g.coordination.match(text[previous.end:current.start]):
+                flags[index - 1], flags[index] = _joined(flags[index - 1], flags[index])
     return {id(draft): flag for draft, flag in zip(leading, flags, strict=True)}
+
+
+def _joined(first: tuple[str, str], second: tuple[str, str]
+            ) -> tuple[tuple[str, str], tuple[str, str]]:
+    """Two joined figures share their flags; a flag one has only through the other names
+    the joining."""
+    def share(mine: str, theirs: str, joining: str) -> str:
+        return mine or (joining if theirs else "")
+
+    return ((share(first[0], second[0], "joined-to-a-total"),
+             share(first[1], second[1], "joined-to-an-earlier-report")),
+            (share(second[0], first[0], "joined-to-a-total"),
+             share(second[1], first[1], "joined-to-an-earlier-report")))
 
 
 def _window(draft: _Draft, leading: list[_Draft], length: int) -> tuple[int, int]:
@@ -710,41 +700,16 @@ def _window(draft: _Draft, leading: list[_Draft], length: int) -> tuple[int, int
     return start, end
 
 
-_SINGLE_VICTIM = re.compile(
-    r"\b(?P<who>he|she|her husband|his wife|her son|his son|her daughter|his daughter|"
-    r"her father|his father|her mother|his mother|a man|a woman|a child|a boy|a girl|"
-    r"one person|one civilian|an elderly (?:man|woman))\b"
-    r"(?:[^.;!?]{0,40}?)\b(?:was|had been|has been)\s+"
-    r"(?P<how>shot and killed|shot dead|killed|shot|wounded|injured|hurt)\b",
-    re.IGNORECASE,
-)
-
-
-_ONE_BODY = re.compile(
-    r"\b(?:(?:a|one|the)\s+)?dead body\b|\bthe body of (?:a|an|one)\b|"
-    r"\b(?:woman|man|child|boy|girl)['’]?s body\b|"
-    r"\bbod(?:y|ies) of (?:civilians?|residents?|people)\s*\((?P<n>\d{1,4})\)",
-    re.IGNORECASE,
-)
-
-
-_KILLING_ONE = re.compile(
-    r"\b(?P<how>killing|killed|wounding|injuring)\s+(?:the|a|an|one|her|his)\s+"
-    r"(?:elderly\s+|local\s+|young\s+)?(?P<who>driver|man|woman|child|boy|girl|resident|"
-    r"civilian|farmer|passenger|pedestrian|volunteer|doctor|nurse|teacher|journalist|"
-    r"husband|wife|son|daughter|father|mother|priest|firefighter|rescuer)\b",
-    re.IGNORECASE,
-)
-
-
-def find_single_victims(text: str, *, base: int = 0) -> list[CasualtyFigure]:
+def find_single_victims(text: str, lexicon: Lexicon, *, base: int = 0
+                        ) -> list[CasualtyFigure]:
     """One named or pronoun victim: "he was shot and killed", "a woman was wounded", "a dead
     body", "bodies of civilians (3)" as monitors caption them.
 
     Counted figures miss these, yet a single killing is an incident in its own right.
     """
+    g = figure_grammar(lexicon)
     out = []
-    for match in _KILLING_ONE.finditer(text):
+    for match in g.killing_one.finditer(text):
         how = match.group("how").lower()
         who = match.group("who").lower()
         out.append(CasualtyFigure(
@@ -753,13 +718,13 @@ def find_single_victims(text: str, *, base: int = 0) -> list[CasualtyFigure]:
             qualifier="exact",
             population="children" if who in {"child", "boy", "girl"} else "people",
             subgroup=False, cumulative=False, rule="single-victim"))
-    for match in _ONE_BODY.finditer(text):
+    for match in g.one_body.finditer(text):
         n = int(match.group("n")) if match.group("n") else 1
         out.append(CasualtyFigure(
             start=base + match.start(), end=base + match.end(), text=match.group(0),
             measure="killed", low=n, high=n, qualifier="exact", population="people",
             subgroup=False, cumulative=False, rule="bodies"))
-    for match in _SINGLE_VICTIM.finditer(text):
+    for match in g.single_victim.finditer(text):
         how = match.group("how").lower()
         measure: Measure = "injured" if how in {"wounded", "injured", "hurt"} else "killed"
         who = match.group("who").lower()
@@ -772,22 +737,12 @@ def find_single_victims(text: str, *, base: int = 0) -> list[CasualtyFigure]:
     return out
 
 
-_FIELDS: Final[tuple[tuple[re.Pattern[str], Measure], ...]] = (
-    (re.compile(r"\b(?:fatalities|killed|dead|deaths)\s*[:=]\s*(?P<n>\d[\d,]*)",
-                re.IGNORECASE), "killed"),
-    (re.compile(r"\b(?:injured|wounded|injuries)\s*[:=]\s*(?P<n>\d[\d,]*)", re.IGNORECASE),
-     "injured"),
-    # Monitors' shorthand: "2 civ KIA, 3 WIA", "1 KIA"
-    (re.compile(r"\b(?P<n>\d{1,4})\s*(?P<civ>civ(?:ilians?)?\.?\s*)?KIA\b"), "killed"),
-    (re.compile(r"\b(?P<n>\d{1,4})\s*(?P<civ>civ(?:ilians?)?\.?\s*)?WIA\b"), "injured"),
-)
-
-
-def find_fatality_fields(text: str, *, base: int = 0) -> list[CasualtyFigure]:
+def find_fatality_fields(text: str, lexicon: Lexicon, *, base: int = 0
+                         ) -> list[CasualtyFigure]:
     """Monitoring records state tolls as fields or shorthand: "Fatalities: 3", "Killed: 2",
     "2 civ KIA, 3 WIA"."""
     out = []
-    for pattern, measure in _FIELDS:
+    for pattern, measure in figure_grammar(lexicon).fields:
         for match in pattern.finditer(text):
             n = int(match.group("n").replace(",", ""))
             civilian = "civ" in match.groupdict() and match.group("civ")

@@ -304,7 +304,7 @@ class MentionExtractor:
         self.analyser = analyser
         self.vocabulary = vocabulary
         self.gazetteer = gazetteer
-        self.dates = DateResolver(vocabulary.wars)
+        self.dates = DateResolver.of(vocabulary)
         v = vocabulary
         ignored = [(phrase, "") for phrase in v.ignore_phrases]
         self._categories = PhraseMatcher(
@@ -437,12 +437,14 @@ class MentionExtractor:
         tokens = list(sentence.tokens)
         weapons = [w for w in self._weapons.find(tokens) if w.payload]
         targets = [t for t in self._targets.find(tokens) if not _care_destination(tokens, t)]
-        figures = find_figures(sentence.text, base=sentence.start)
-        fields = [f for f in find_fatality_fields(sentence.text, base=sentence.start)
+        figures = find_figures(sentence.text, self.vocabulary.lexicon, base=sentence.start)
+        fields = [f for f in find_fatality_fields(sentence.text, self.vocabulary.lexicon,
+                                                  base=sentence.start)
                   if not any(f.measure == g.measure for g in figures)]
         figures += fields
         if not any(f.measure == "killed" for f in figures):
-            figures += find_single_victims(sentence.text, base=sentence.start)
+            figures += find_single_victims(sentence.text, self.vocabulary.lexicon,
+                                           base=sentence.start)
         if _SINCE_START.match(sentence.text) or _JOINT_TOTAL.search(sentence.text):
             # "Since 1 March, shelling has killed 40", "the two attacks together killed 55": a
             # running or joint total, not one attack's toll
@@ -1050,7 +1052,7 @@ class MentionExtractor:
             word = next((t for t in s.tokens if t.lower in _CIVILIAN_WORDS), s.tokens[0])
             claim("civilian_status", {"civilian": True, "words": word.text}, word.start,
                   word.end, "civilian-word")
-        for relative in find_relative_events(s.text, base=s.start):
+        for relative in find_relative_events(s.text, self.vocabulary.lexicon, base=s.start):
             claim("relative_date", {"expression": relative.expression,
                                     "days_offset": relative.days_offset,
                                     "direction": relative.direction},
