@@ -510,3 +510,100 @@ def test_a_misspelt_key_in_the_ranking_file_is_refused(tmp_path: Path) -> None:
         "bands_km = [30.0, 80.0, 200.0]", "bands_km = [80.0, 30.0]"), encoding="utf-8")
     with pytest.raises(LexiconError, match="rising list"):
         load_thresholds(path)
+
+
+# --- criteria one by one (the survivors of the first mutation run) --------------------------
+
+
+def test_a_band_includes_its_limit() -> None:
+    from casebuilder.gazetteer.ranking import band
+
+    figures = thresholds()
+    assert [band(d, figures) for d in (0.0, 30.0, 30.001, 80.0, 200.0, 200.001)] == \
+        [0, 0, 1, 1, 2, 3]
+    assert band(float("inf"), figures) == 3
+
+
+def test_nearness_beside_explains_only_when_it_decided() -> None:
+    """Two candidates in one band beside the mention: nearness did not choose."""
+    a = Candidate(town("Foo", north(5), population=5_000), "Foo", "exact")
+    b = Candidate(town("Foo", north(10), population=100), "Foo", "exact")
+    situation = Situation(beside=(ORIGIN,))
+    ranked = rank([b, a], situation)
+    assert ranked == [a, b]
+    assert explain(ranked, situation) == "2 candidates; largest population (5,000)"
+
+
+def test_the_reason_names_the_towns_of_the_query() -> None:
+    kyiv = town("Kyiv", north(5))
+    bucha = town("Bucha", north(6))
+    near = Candidate(town("Foo", north(7)), "Foo", "exact")
+    far = Candidate(town("Foo", north(300)), "Foo", "exact")
+    situation = Situation(anchors=(kyiv.coordinates,), anchor_places=(kyiv, bucha))
+    assert explain(rank([far, near], situation), situation) == "nearest to Kyiv, Bucha (2 km)"
+
+
+def test_a_city_district_of_another_city_is_no_settlement() -> None:
+    from casebuilder.gazetteer.ranking import kind_rank
+
+    kyiv = town("Kyiv", ORIGIN, parent="Kyiv Oblast")
+    district = town("Obolon", ORIGIN, feature_kind="city_district", precision="district",
+                    parent="Kharkiv")
+    assert kind_rank(district, (kyiv,), thresholds()) == 1
+    assert kind_rank(dataclasses.replace(district, parent="Kyiv"), (kyiv,), thresholds()) == 0
+    sibling = dataclasses.replace(district, parent="Kyiv Oblast")  # beside the city
+    assert kind_rank(sibling, (kyiv,), thresholds()) == 0
+
+
+def test_a_raion_without_raion_in_the_query_is_no_raion_reason() -> None:
+    raion = Candidate(Place("Foo raion", *ORIGIN, "Kharkiv Oblast", "UA", "test:raion",
+                            "region", "region", None, 40.0, parent="Kharkiv Oblast"),
+                      "Foo", "exact")
+    country = Candidate(Place("Foo", *ORIGIN, "", "XX", "test:country", "country", "country",
+                              None, 400.0), "Foo", "exact")
+    situation = Situation()
+    assert explain(rank([country, raion], situation), situation) == \
+        "2 candidates; the best-located kind of place"
+
+
+def test_a_fuzzy_or_alternate_town_outranks_no_hamlet() -> None:
+    from casebuilder.gazetteer.ranking import big_city, outranks
+
+    big = Candidate(town("Sumy", north(300), population=50_000), "Sumy", "exact")
+    hamlet = Candidate(town("Sumi", north(5), population=300), "Sumi", "fold")
+    situation = Situation(head_key="sumy")
+    assert big_city(big, thresholds()) and outranks(big, hamlet, situation)
+    assert not big_city(dataclasses.replace(big, match="fuzzy"), thresholds())
+    assert not outranks(dataclasses.replace(big, alternate=True), hamlet, situation)
+    district = dataclasses.replace(hamlet, place=dataclasses.replace(
+        hamlet.place, feature_kind="city_district", precision="district", parent="Foo"))
+    assert outranks(big, district, situation)
+    site = dataclasses.replace(hamlet, place=dataclasses.replace(hamlet.place,
+                                                                 feature_kind="feature"))
+    assert not outranks(big, site, situation)
+    # the hamlet's population unknown: still a hamlet
+    assert outranks(big, dataclasses.replace(hamlet, place=dataclasses.replace(
+        hamlet.place, population=None)), situation)
+
+
+def test_ties_and_decisions_with_a_well_known_town() -> None:
+    """With the name as written (head_key) the well-known town's criterion counts in the
+    reason, in the tie and in whether the choice was decided."""
+    from casebuilder.gazetteer.ranking import decided
+
+    big = Candidate(town("Sumy", north(300), population=50_000), "Sumy", "exact")
+    hamlet = Candidate(town("Sumi", north(5), population=50_000, gid="test:a"), "Sumi", "fold")
+    situation = Situation(anchors=(ORIGIN,), head_key="sumy")
+    ranked = rank([hamlet, big], situation)
+    assert ranked == [hamlet, big]  # the hamlet has 50,000 people: no hamlet, nearer
+    assert decided(ranked, situation)
+    twin = Candidate(town("Sumi", north(6), population=50_000, gid="test:b"), "Sumi", "fold")
+    ranked = rank([twin, hamlet], situation)
+    assert not decided(ranked, situation)
+    assert undecided(ranked, situation) == [twin]
+    assert tied(twin, ranked, situation) == [hamlet, twin]
+    small = Candidate(town("Sumi", north(5), population=300), "Sumi", "fold")
+    ranked = rank([small, big], situation)
+    assert ranked == [big, small]
+    assert tied(big, ranked, situation) == [big]  # the hamlet is told apart (outranked)
+    assert undecided(ranked, situation) == []
