@@ -607,3 +607,15 @@ def test_ties_and_decisions_with_a_well_known_town() -> None:
     assert ranked == [big, small]
     assert tied(big, ranked, situation) == [big]  # the hamlet is told apart (outranked)
     assert undecided(ranked, situation) == []
+
+
+def test_a_hamlet_a_well_known_town_outranks_is_not_tied_with_one_it_does_not() -> None:
+    """Two villages of one size, equally near: one written exactly, one only up to
+    romanisation, which the town of the name outranks. They are not tied."""
+    big = Candidate(town("Sumy", north(300), population=50_000), "Sumy", "exact")
+    exact = Candidate(town("Sumy", north(5), population=300, gid="test:b"), "Sumy", "exact")
+    fold = Candidate(town("Sumi", north(6), population=300, gid="test:a"), "Sumi", "fold")
+    situation = Situation(anchors=(ORIGIN,), head_key="sumy")
+    ranked = rank([fold, big, exact], situation)
+    assert ranked == [exact, big, fold]
+    assert tied(exact, ranked, situation) == [exact]

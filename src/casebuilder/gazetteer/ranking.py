@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from casebuilder.gazetteer.build import HOME_COUNTRY
 from casebuilder.gazetteer.geo import Coordinates, nearest_distance_km
@@ -239,10 +239,9 @@ def rank(candidates: Sequence[Candidate], situation: Situation) -> list[Candidat
 
 
 def _with_big(situation: Situation, found: Sequence[Candidate]) -> Situation:
-    big = tuple(c for c in found if big_city(c, situation.figures))
-    return Situation(situation.beside, situation.anchors, situation.anchor_places,
-                     situation.raion_first, situation.head_key, situation.capitals,
-                     situation.figures, big)  # fmt: skip
+    """The situation with the candidates that may outrank hamlets (the well-known town
+    criterion's score reads them; its explanation asks :func:`outranks` directly)."""
+    return replace(situation, big=tuple(c for c in found if big_city(c, situation.figures)))
 
 
 def sort_key(candidate: Candidate, situation: Situation) -> tuple[Score, ...]:
@@ -254,7 +253,6 @@ def explain(ranked: Sequence[Candidate], situation: Situation) -> str:
     of the first criterion in :data:`RANKING` that tells it apart."""
     if len(ranked) == 1:
         return "only candidate"
-    situation = _with_big(situation, ranked) if situation.head_key else situation
     best = ranked[0]
     for criterion in RANKING:
         reason = criterion.explain(best, ranked, situation)
@@ -267,7 +265,6 @@ def decided(ranked: Sequence[Candidate], situation: Situation) -> bool:
     """Whether evidence chose the first of ``ranked`` (not the tie-break alone)."""
     if len(ranked) == 1:
         return True
-    situation = _with_big(situation, ranked) if situation.head_key else situation
     best = ranked[0]
     return any(c.evidence and c.explain(best, ranked, situation) is not None for c in RANKING)
 
