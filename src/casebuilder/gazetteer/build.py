@@ -56,7 +56,8 @@ from typing import Any, cast
 
 from casebuilder.errors import GazetteerError
 from casebuilder.gazetteer.geo import distance_km
-from casebuilder.gazetteer.model import FeatureKind, Place, Precision
+from casebuilder.gazetteer.lexicon import LEXICON_DIR, gazetteer_lexicon
+from casebuilder.gazetteer.model import RANKING_FILE, FeatureKind, Place, Precision, Thresholds
 from casebuilder.gazetteer.normalise import (
     fold_toponym,
     normalise_toponym,
@@ -100,7 +101,7 @@ _CITY_CENTROID_MIN_DISTRICTS = 4
 _HROMADA_MIN_KM = 17.0
 _FEATURE_TOWN_POPULATION = 20_000
 _RAION_MIN_KM = 20.0
-_RAION_WORDS = ("raion", "district", "rayon")
+_RAION_WORDS = tuple(sorted(gazetteer_lexicon().words("raion_words")))  # data/lexicon
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +132,13 @@ class GazetteerIndex:
     stoplist: frozenset[str]
     sources: dict[str, str] = field(default_factory=dict)
     demonyms: frozenset[str] = frozenset()
+
+    @property
+    def versions(self) -> dict[str, str]:
+        """What the index and the gazetteer's rules were made from (:func:`source_versions`):
+        package versions and digests of the data files, the lexicon, the ranking figures and
+        the code. An extraction run records a digest of it as its gazetteer id."""
+        return self.sources
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -169,8 +177,13 @@ _PLACE_FIELDS = tuple(Place.__dataclass_fields__)
 # --- versions and the cache ----------------------------------------------------------------
 
 
-def source_versions() -> dict[str, str]:
-    """What the index is built from: package versions and a digest of the shipped files."""
+def source_versions(
+    lexicon_dir: Path = LEXICON_DIR, ranking_file: Path = RANKING_FILE
+) -> dict[str, str]:
+    """What the index is built from, and what the gazetteer's answers depend on: package
+    versions, a digest of the shipped files, of the lexicon (``data/lexicon``), of the
+    ranking figures (``data/ranking.toml``) and of the code. Any change makes a cached index
+    stale and gives the gazetteer another id."""
     digest = sha256()
     for name in DATA_FILES:
         digest.update(name.encode() + b"\0" + read_data_text(name).encode("utf-8") + b"\0")
@@ -184,6 +197,8 @@ def source_versions() -> dict[str, str]:
         GEONAMES_PACKAGE: package_version(GEONAMES_PACKAGE),
         KATOTTG_PACKAGE: package_version(KATOTTG_PACKAGE),
         "casebuilder_data": digest.hexdigest()[:16],
+        "casebuilder_lexicon": gazetteer_lexicon(lexicon_dir).digest[:16],
+        "casebuilder_ranking": Thresholds.from_file(ranking_file).digest[:16],
         "casebuilder_code": code.hexdigest()[:16],
     }
 
@@ -410,7 +425,33 @@ class _Builder:
         for unit in settlements:
             for ancestor in unit.ancestors[1:]:
                 self.members[ancestor].append(unit.unit_id)
+        kt_candidates, gn_candidates = self._same_name_pairs(settlements, home)
+        linked: dict[str, GeonamesRecord] = {}
+        used: set[int] = set()
+        for unit_id, found in kt_candidates.items():
+            if len(found) == 1:
+                (position,) = found
+                if len(gn_candidates[position]) == 1 and not _size_mismatch(
+                    self.units[unit_id], home[position]
+                ):
+                    linked[unit_id] = home[position]
+                    used.add(position)
+        for _ in range(2):  # anchors improve as more units are linked
+            self.anchors = self._anchors(linked)
+            for _score, unit_id, position in sorted(self._near_pairs(kt_candidates, linked,
+                                                                     used, home)):
+                if unit_id not in linked and position not in used:
+                    linked[unit_id] = home[position]
+                    used.add(position)
+        self.anchors = self._anchors(linked)
+        coarse = [u for u in settlements if u.unit_id not in linked]
+        return linked, coarse
 
+    def _same_name_pairs(
+        self, settlements: list[KatottgUnit], home: list[GeonamesRecord]
+    ) -> tuple[dict[str, set[int]], dict[int, set[str]]]:
+        """For each KATOTTG settlement the GeoNames places (by position in ``home``) of its
+        region with the same fold key, and for each such place the settlements."""
         gn_folds: dict[tuple[str, str], set[int]] = defaultdict(set)
         for position, record in enumerate(home):
             region = self.region_by_code.get(record.admin1_code)
@@ -430,41 +471,33 @@ class _Builder:
             kt_candidates[unit.unit_id] = set(found)
             for position in found:
                 gn_candidates[position].add(unit.unit_id)
+        return kt_candidates, gn_candidates
 
-        linked: dict[str, GeonamesRecord] = {}
-        used: set[int] = set()
+    def _near_pairs(
+        self,
+        kt_candidates: dict[str, set[int]],
+        linked: dict[str, GeonamesRecord],
+        used: set[int],
+        home: list[GeonamesRecord],
+    ) -> list[tuple[float, str, int]]:
+        """(distance / limit, unit, place) for every unlinked settlement and free same-named
+        place within the link limit of the settlement's nearest located ancestor."""
+        pairs: list[tuple[float, str, int]] = []
         for unit_id, found in kt_candidates.items():
-            if len(found) == 1:
-                (position,) = found
-                if len(gn_candidates[position]) == 1 and not _size_mismatch(
-                    self.units[unit_id], home[position]
-                ):
-                    linked[unit_id] = home[position]
-                    used.add(position)
-        for _ in range(2):  # anchors improve as more units are linked
-            self.anchors = self._anchors(linked)
-            pairs: list[tuple[float, str, int]] = []
-            for unit_id, found in kt_candidates.items():
-                if unit_id in linked:
+            if unit_id in linked:
+                continue
+            unit = self.units[unit_id]
+            for ancestor, limit in self._anchor_levels(unit):
+                anchor = self.anchors.get(ancestor)
+                if anchor is None:
                     continue
-                unit = self.units[unit_id]
-                for ancestor, limit in self._anchor_levels(unit):
-                    anchor = self.anchors.get(ancestor)
-                    if anchor is None:
-                        continue
-                    for position in found - used:
-                        record = home[position]
-                        distance = distance_km(anchor[0], (record.lat, record.lon))
-                        if distance <= limit and not _size_mismatch(unit, record):
-                            pairs.append((distance / limit, unit_id, position))
-                    break
-            for _score, unit_id, position in sorted(pairs):
-                if unit_id not in linked and position not in used:
-                    linked[unit_id] = home[position]
-                    used.add(position)
-        self.anchors = self._anchors(linked)
-        coarse = [u for u in settlements if u.unit_id not in linked]
-        return linked, coarse
+                for position in found - used:
+                    record = home[position]
+                    distance = distance_km(anchor[0], (record.lat, record.lon))
+                    if distance <= limit and not _size_mismatch(unit, record):
+                        pairs.append((distance / limit, unit_id, position))
+                break
+        return pairs
 
     def _region_of(self, unit: KatottgUnit) -> Region | None:
         top = unit.ancestors[0] if unit.ancestors else unit.unit_id
@@ -962,6 +995,8 @@ class _Builder:
             )
 
     def _add_shipped(self) -> None:
+        """Add the districts and features of the shipped files (step 5 of the module doc);
+        a city district of GeoNames of the same name within 6 km of a shipped one is dropped."""
         region_names = {r.name for r in self.regions}
         dropped: set[int] = set()
         districts: dict[tuple[str, str], list[int]] = defaultdict(list)
@@ -971,52 +1006,28 @@ class _Builder:
         for table, default_kind in (("district", "city_district"), ("feature", "feature")):
             data = read_data_toml(f"{table}s.toml")
             for entry in data.get(table, ()):
-                try:
-                    kind = _SHIPPED_KINDS.get(str(entry.get("kind", default_kind)))
-                    if kind is None:
-                        raise GazetteerError(f"{table}s.toml: unknown kind {entry['kind']!r}")
-                    admin1 = str(entry["admin1"])
-                    if admin1 not in region_names and not (kind == "water_body" and not admin1):
-                        raise GazetteerError(f"{table}s.toml: unknown admin1 {admin1!r}")
-                    precision = cast(Precision, str(entry.get("precision", "district")))
-                    place = Place(
-                        name=str(entry["name"]),
-                        lat=float(entry["lat"]),
-                        lon=float(entry["lon"]),
-                        admin1=admin1,
-                        country=str(entry.get("country", HOME_COUNTRY)),
-                        gazetteer_id=f"casebuilder:{entry['id']}",
-                        precision=precision,
-                        feature_kind=kind,
-                        uncertainty_km=float(entry.get("uncertainty_km", 2.0)),
-                        parent=str(entry.get("city", "")),
-                        placed_at="middle of its Ukrainian part" if kind == "water_body" else "",
-                    )
-                    variants = [str(v) for v in entry.get("variants", ())]
-                except (KeyError, TypeError, ValueError) as exc:
-                    raise GazetteerError(f"{table}s.toml: malformed entry ({exc})") from exc
-                allowed = ("region",) if kind == "water_body" else ("point", "district")
-                if precision not in allowed:
-                    raise GazetteerError(f"{table}s.toml: {place.name}: bad precision")
-                if len(place.country) != 2 or not place.country.isupper():
-                    raise GazetteerError(f"{table}s.toml: {place.name}: bad country code")
+                place, variants = _shipped_place(table, entry, default_kind, region_names)
                 for fold in {self.fold(n) for n in [place.name, *variants]}:
-                    for number in districts.get((admin1, fold), ()):
+                    for number in districts.get((place.admin1, fold), ()):
                         if distance_km(self.places[number], place) <= _DISTRICT_MERGE_KM:
                             dropped.add(number)
                 self.add_place(place, variants)
         self._add_variants()
         self._centre_cities(dropped)
         if dropped:
-            keep = [n for n in range(len(self.places)) if n not in dropped]
-            renumber = {old: new for new, old in enumerate(keep)}
-            self.places = [self.places[n] for n in keep]
-            self.names = defaultdict(
-                dict, {renumber[n]: v for n, v in self.names.items() if n in renumber}
-            )
-            self.primary = defaultdict(
-                set, {renumber[n]: v for n, v in self.primary.items() if n in renumber}
-            )
+            self._drop(dropped)
+
+    def _drop(self, dropped: set[int]) -> None:
+        """Remove the places numbered ``dropped`` (and renumber the names)."""
+        keep = [n for n in range(len(self.places)) if n not in dropped]
+        renumber = {old: new for new, old in enumerate(keep)}
+        self.places = [self.places[n] for n in keep]
+        self.names = defaultdict(
+            dict, {renumber[n]: v for n, v in self.names.items() if n in renumber}
+        )
+        self.primary = defaultdict(
+            set, {renumber[n]: v for n, v in self.primary.items() if n in renumber}
+        )
 
     def _centre_cities(self, dropped: set[int]) -> None:
         """Move a city's point to the middle of its districts when 4 or more are known.
@@ -1064,6 +1075,42 @@ class _Builder:
                 raise GazetteerError(f"variants.toml: no settlement {target!r} in {admin1}")
             number = max(found, key=lambda n: (self.places[n].population or 0, -n))
             self.add_names(number, [str(v) for v in entry.get("variants", ())], primary=True)
+
+
+def _shipped_place(
+    table: str, entry: dict[str, Any], default_kind: str, region_names: set[str]
+) -> tuple[Place, list[str]]:
+    """A place of ``districts.toml`` or ``features.toml`` and its other names, checked."""
+    try:
+        kind = _SHIPPED_KINDS.get(str(entry.get("kind", default_kind)))
+        if kind is None:
+            raise GazetteerError(f"{table}s.toml: unknown kind {entry['kind']!r}")
+        admin1 = str(entry["admin1"])
+        if admin1 not in region_names and not (kind == "water_body" and not admin1):
+            raise GazetteerError(f"{table}s.toml: unknown admin1 {admin1!r}")
+        precision = cast(Precision, str(entry.get("precision", "district")))
+        place = Place(
+            name=str(entry["name"]),
+            lat=float(entry["lat"]),
+            lon=float(entry["lon"]),
+            admin1=admin1,
+            country=str(entry.get("country", HOME_COUNTRY)),
+            gazetteer_id=f"casebuilder:{entry['id']}",
+            precision=precision,
+            feature_kind=kind,
+            uncertainty_km=float(entry.get("uncertainty_km", 2.0)),
+            parent=str(entry.get("city", "")),
+            placed_at="middle of its Ukrainian part" if kind == "water_body" else "",
+        )
+        variants = [str(v) for v in entry.get("variants", ())]
+    except (KeyError, TypeError, ValueError) as exc:
+        raise GazetteerError(f"{table}s.toml: malformed entry ({exc})") from exc
+    allowed = ("region",) if kind == "water_body" else ("point", "district")
+    if precision not in allowed:
+        raise GazetteerError(f"{table}s.toml: {place.name}: bad precision")
+    if len(place.country) != 2 or not place.country.isupper():
+        raise GazetteerError(f"{table}s.toml: {place.name}: bad country code")
+    return place, variants
 
 
 def _adjective_of(name: str) -> str:

@@ -31,26 +31,28 @@ import re
 from collections.abc import Callable, Sequence
 from dataclasses import replace
 
+from casebuilder.gazetteer.lexicon import alternatives, gazetteer_lexicon
 from casebuilder.gazetteer.model import Place, ToponymMention
 
 _BLANK_LINE = re.compile(r"\n[ \t\u00a0\r]*\n")
 _SENTENCE_END = re.compile(r"(?<=[.!?])[\"'”’)\]]*\s+")
-_ABBREVIATIONS = frozenset({
-    "st", "mr", "mrs", "ms", "dr", "obl", "vul", "prosp", "pl", "gen", "lt", "col", "maj",
-    "no", "nr", "smt", "vs", "approx", "incl", "ca", "ul", "prov", "jan", "feb", "mar", "apr",
-    "jun", "jul", "aug", "sep", "sept", "oct", "nov", "dec",
-})  # fmt: skip
+_LEXICON = gazetteer_lexicon()  # the word classes named below: data/lexicon/layout.toml
+_ABBREVIATIONS = _LEXICON.words("abbreviations")
 _DATELINE_AFTER = re.compile(r"[ \t\u00a0]*(?:\([^()\n]{1,40}\)[ \t\u00a0]*)?(?:,|[-–—])")
 _DATELINE_DASH = re.compile(r"[ \t\u00a0][-–—][ \t\u00a0]|[–—]")
 _DATELINE_CHARS = 80  # a dateline's names and date fit in this many characters
-_PLURAL_AFTER = re.compile(r"[ \t\u00a0]+(?:regions|oblasts|oblasti|provinces)\b", re.IGNORECASE)
+_PLURAL_AFTER = re.compile(
+    rf"[ \t\u00a0]+{alternatives(_LEXICON.words('plural_region_words'))}\b", re.IGNORECASE
+)
 _REGIONS_OF = re.compile(
-    r"\b(regions|oblasts|provinces|region|oblast|province)[ \t\u00a0]+of"
+    rf"\b({alternatives(_LEXICON.words('region_list_heads'))})[ \t\u00a0]+of"
     r"[ \t\u00a0]+(?:the[ \t\u00a0]+)?$",
     re.IGNORECASE,
 )
-_LIST_GAP = re.compile(r"[ \t\u00a0]*(?:,[ \t\u00a0]*(?:(?:and|or)[ \t\u00a0]+)?|"
-                       r"[ \t\u00a0]+(?:and|or|&)[ \t\u00a0]+)", re.IGNORECASE)  # fmt: skip
+_CONJUNCTION = alternatives(_LEXICON.words("list_conjunctions"))  # data/lexicon/locators.toml
+_JOINER = alternatives(_LEXICON.words("region_list_joiners"))
+_LIST_GAP = re.compile(rf"[ \t\u00a0]*(?:,[ \t\u00a0]*(?:{_CONJUNCTION}[ \t\u00a0]+)?|"
+                       rf"[ \t\u00a0]+{_JOINER}[ \t\u00a0]+)", re.IGNORECASE)  # fmt: skip
 
 OblastOf = Callable[[ToponymMention], Place | None]
 """The oblast (or other first-level region) a bare name names ("Kyiv" -> Kyiv Oblast), None

@@ -32,26 +32,27 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 
 from casebuilder.gazetteer.geo import distance_km
+from casebuilder.gazetteer.lexicon import alternatives, gazetteer_lexicon
 from casebuilder.gazetteer.model import Place, ToponymMention
 from casebuilder.gazetteer.normalise import normalise_toponym
 
-_ADMIN = r"(?:raion|rayon|district|oblast|obl\.?|region|province|hromada|municipality|community)"
-_ADMIN_WORDS = frozenset({"raion", "rayon", "district", "oblast", "obl", "region", "province"})
+_LEXICON = gazetteer_lexicon()  # the word classes named below: data/lexicon/locators.toml
+_ADMIN = _LEXICON.pattern("admin_unit").pattern
+_ADMIN_WORDS = _LEXICON.words("admin_unit_words")
+_CONJUNCTION = alternatives(_LEXICON.words("list_conjunctions"))
 _OPEN = re.compile(r"\s*\(\s*")
 _COMMA = re.compile(r"\s*,\s*")
-_PREPOSITION = re.compile(r"\s*,?\s*(?:in|of)\s+(?:the\s+)?", re.IGNORECASE)
-_CITY_OF = re.compile(r"\s+(?:of|in)\s+(?:the\s+)?(?:(?:city|town)\s+of\s+)?", re.IGNORECASE)
-_POSSESSIVE_GAP = re.compile(r"['’]s\s+(?:the\s+)?")
-_ITEM_END = re.compile(rf"\s*(?:{_ADMIN}\s*)?[,)]", re.IGNORECASE)
+_PREPOSITION = _LEXICON.pattern("locator_preposition")
+_CITY_OF = _LEXICON.pattern("city_of")
+_POSSESSIVE_GAP = re.compile(r"['’]s\s+(?:the\s+)?")  # "Kyiv's (the) Obolon district"
+_ITEM_END = re.compile(rf"\s*(?:(?:{_ADMIN})\s*)?[,)]", re.IGNORECASE)
 _CLAUSE_END = re.compile(r"\s*(?:$|[.;:!?)\]\n–—]|,)")
-_LIST_GAP = re.compile(r"\s*(?:,|,?\s*(?:and|or))\s*", re.IGNORECASE)
-_LIST_NEXT = re.compile(r"\s*,?\s*(?:and|or)\b", re.IGNORECASE)
+_LIST_GAP = re.compile(rf"\s*(?:,|,?\s*{_CONJUNCTION})\s*", re.IGNORECASE)
+_LIST_NEXT = re.compile(rf"\s*,?\s*{_CONJUNCTION}\b", re.IGNORECASE)
 _NEXT_WORD = re.compile(r"\s+(\w+)")
 _LONGEST_GAP = 30  # no pattern joins names further apart
 _DISTRICT_KINDS = frozenset({"city_district", "feature"})
-_DISTRICT_WORDS = frozenset({
-    "district", "raion", "rayon", "microdistrict", "neighbourhood", "neighborhood", "square",
-})  # fmt: skip
+_DISTRICT_WORDS = _LEXICON.words("district_like_words")
 
 Readings = Callable[[ToponymMention], tuple[Place, ...]]
 """The oblasts and raions a mention may name, oblast or raion first ("Kharkiv" -> Kharkiv

@@ -7,8 +7,16 @@ command receive these objects; resolution and reporting read their coordinates, 
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import tomllib
 from dataclasses import dataclass, field
-from typing import Literal
+from pathlib import Path
+from typing import Any, Literal
+
+from casebuilder.model.lexicon import LexiconError, check_keys, key_line
+
+RANKING_FILE = Path(__file__).parent / "data" / "ranking.toml"
 
 Precision = Literal["point", "district", "settlement", "region", "country"]
 """What a coordinate stands for.
@@ -96,6 +104,11 @@ class Place:
         """A raion of Ukraine (``"Kharkivskyi raion"``): feature_kind ``"region"``, precision
         ``"region"``, ``admin1`` and ``parent`` its oblast. An oblast has no parent."""
         return self.feature_kind == "region" and bool(self.parent)
+
+    @property
+    def precision_rank(self) -> float:
+        """How coarse the coordinate is, lower more precise: see :func:`precision_rank`."""
+        return precision_rank(self.precision, self.uncertainty_km)
 
 
 @dataclass(frozen=True, slots=True)
@@ -223,3 +236,154 @@ class ToponymMention:
     def country(self) -> str:
         """ISO code of the most likely place's country ("XZ" for international waters)."""
         return self.candidates[0].country
+
+
+# --- the figures of data/ranking.toml -------------------------------------------------------
+
+_RANKING_TABLES: dict[str, frozenset[str]] = {
+    "distance": frozenset({"bands_km", "beside_km"}),
+    "population": frozenset({"well_known", "prominent"}),
+    "kind": frozenset({"settlement", "feature", "water_body", "city_district",
+                       "city_district_of_anchor", "village_placed_coarsely", "region", "country",
+                       "raion_named"}),
+    "precision": frozenset({*PRECISIONS, "coarse_district_km", "coarse_district_rank"}),
+    "names": frozenset({"spelling_share"}),
+    "places": frozenset({"outside_region_km", "city_bound_km", "named_town_gap_km"}),
+}
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """The figures of a ranking file (``data/ranking.toml``; each is explained there)."""
+
+    bands_km: tuple[float, ...]
+    beside_km: float
+    well_known_population: int
+    prominent_population: int
+    kinds: dict[str, int]
+    precision_ranks: dict[str, float]
+    coarse_district_km: float
+    coarse_district_rank: float
+    spelling_share: float
+    outside_region_km: float
+    city_bound_km: float
+    named_town_gap_km: float
+    digest: str = ""
+
+    @classmethod
+    def from_file(cls, path: Path) -> Thresholds:
+        """Read and check a ranking file: every table and key known and present, every value a
+        number (the bands a rising list of them); an error names the file, line and key."""
+        try:
+            raw = path.read_bytes()
+            text = raw.decode("utf-8")
+            data = tomllib.loads(text)
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as exc:
+            raise LexiconError(f"{path}: {exc}") from exc
+        check_keys(path, text, None, data, _RANKING_TABLES)
+        for table, keys in _RANKING_TABLES.items():
+            entry = data.get(table)
+            if not isinstance(entry, dict):
+                raise LexiconError(f"{path}: the table [{table}] is missing")
+            check_keys(path, text, table, entry, keys)
+            for key in sorted(keys):
+                _number(path, text, table, key, entry)
+        distance, population = data["distance"], data["population"]
+        precision, places = data["precision"], data["places"]
+        bands = tuple(float(b) for b in distance["bands_km"])
+        return cls(
+            bands_km=bands,
+            beside_km=float(distance["beside_km"]),
+            well_known_population=int(population["well_known"]),
+            prominent_population=int(population["prominent"]),
+            kinds={key: int(value) for key, value in data["kind"].items()},
+            precision_ranks={key: float(precision[key]) for key in PRECISIONS},
+            coarse_district_km=float(precision["coarse_district_km"]),
+            coarse_district_rank=float(precision["coarse_district_rank"]),
+            spelling_share=float(data["names"]["spelling_share"]),
+            outside_region_km=float(places["outside_region_km"]),
+            city_bound_km=float(places["city_bound_km"]),
+            named_town_gap_km=float(places["named_town_gap_km"]),
+            digest=hashlib.sha256(raw).hexdigest(),
+        )
+
+
+def _number(path: Path, text: str, table: str, key: str, entry: dict[str, Any]) -> None:
+    where = f"{path}:{key_line(text, table, key) or key_line(text, table)}: [{table}] {key}"
+    if key not in entry:
+        raise LexiconError(f"{where} is missing")
+    value = entry[key]
+    if key == "bands_km":
+        if not isinstance(value, list) or not value or not all(
+            isinstance(v, int | float) and not isinstance(v, bool) for v in value
+        ) or sorted(value) != value:
+            raise LexiconError(f"{where} must be a rising list of kilometres")
+    elif not isinstance(value, int | float) or isinstance(value, bool):
+        raise LexiconError(f"{where} must be a number")
+
+
+def load_thresholds(path: Path) -> Thresholds:
+    """The figures of a ranking file other than the shipped one (experiments, tests)."""
+    return Thresholds.from_file(path)
+
+
+@functools.cache
+def thresholds() -> Thresholds:
+    """The shipped ranking figures (``data/ranking.toml``), read once."""
+    return Thresholds.from_file(RANKING_FILE)
+
+
+def precision_rank(precision: str, uncertainty_km: float,
+                   figures: Thresholds | None = None) -> float:
+    """How coarse a coordinate of this precision and uncertainty is, lower more precise:
+    point 0, district 1, settlement 2, region 3, country 4 (``[precision]`` of the ranking
+    file), except that a ``district`` place more than ``coarse_district_km`` (5 km) uncertain
+    is a village placed at its hromada's centre, not a city district, and ranks as
+    ``coarse_district_rank`` (2.5): coarser than a located town, finer than a region. An
+    unknown precision ranks last (9). This is the one home of that rule: extraction and
+    resolution rank places by it."""
+    figures = figures or thresholds()
+    if precision == "district" and uncertainty_km > figures.coarse_district_km:
+        return figures.coarse_district_rank
+    return figures.precision_ranks.get(precision, 9.0)
+
+
+# --- the same place -------------------------------------------------------------------------
+
+SAME_PLACE_FLOOR_KM = 5.0
+"""Within one document, a site or district this close to another place (or within either's
+own radius) is in it: the floor for a site and a district that both have a radius under it (a
+theatre 1 km across in a district of 2 km, their points 4 km apart). Set by hand when
+extraction first compared places (it was extraction's ``_same_place``)."""
+
+
+def same_place(a: Place, b: Place, *, floor_km: float = SAME_PLACE_FLOOR_KM) -> bool:
+    """Whether ``a`` and ``b`` are one location at the resolution the gazetteer has: the same
+    place, or a site or district and the place it lies in (a theatre in its city, a district
+    and its city), that is within the larger of their radii or ``floor_km`` of each other.
+
+    Two settlements are never one place, however close (a village is not inside the next
+    town), and an area (a region, a raion or a country) is never one place with anything
+    else: it contains places, it is not where they are.
+
+    This is the notion extraction uses inside one document. Incident merging across reports
+    (``resolution.merge.place_match``) asks another question, whether two reports' places
+    may be one incident's: there a region contains its towns, the reach grows with the
+    precision of the reports, and two point sites must lie within 1 km whatever their radii;
+    it is not this function with another floor."""
+    if a.gazetteer_id == b.gazetteer_id:
+        return True
+    areas = ("region", "country")
+    if a.feature_kind in areas or b.feature_kind in areas:
+        return False
+    if a.feature_kind == b.feature_kind == "settlement":
+        return False
+    reach = max(a.uncertainty_km, b.uncertainty_km, floor_km)
+    return _distance_km(a, b) <= reach
+
+
+def _distance_km(a: Place, b: Place) -> float:
+    # imported here, not at the top: geo imports Place from this module
+    from casebuilder.gazetteer.geo import distance_km
+
+    return distance_km(a, b)

@@ -29,17 +29,13 @@ How a query such as ``"Chuhuiv, south of Kharkiv"``, ``"Merefa, Kharkivska, Ukra
    paragraph (``PlaceContext.local_admin1``), does the same when it keeps any, else one named
    elsewhere in the document (``PlaceContext.admin1``), unless a candidate lies within 30 km
    of a place named beside the mention (``PlaceContext.local_nearby``) and none inside does.
-   Neither of these makes a well-known town a hamlet of its name (see :func:`_outranks`):
-   a town of 10,000+ people whose own name is written exactly, an oblast's centre by any of
-   its own names, or a city of 100,000+ people written in another of its own spellings
-   ("Zaporizhia", "Kharkov", "Nikolaev"), comes before villages of that name wherever the
-   document's places lie. Then nearness to
-   the places named beside the mention, then to anchors and to the document's other places
-   (bands of 30, 80 and 200 km); then a match on the
-   place's own name before one on an alternate name GeoNames lists (a former name, the name
-   of a merged village); then the kind of place (a located settlement, district or feature
-   before a village placed coarsely from KATOTTG, before a region); then population; then the
-   gazetteer id, so the answer never depends on chance.
+   Neither of these makes a well-known town a hamlet of its name (see
+   :func:`.ranking.outranks`). Then the candidates left are ranked by the criteria of
+   :data:`.ranking.RANKING`, in its order: spelling, a well-known town before hamlets of its
+   name, nearness to the places named beside the mention, then to anchors and to the
+   document's other places (in distance bands), own name before alternate name, kind of
+   place, population, gazetteer id. The reason given and the candidates left ``undecided``
+   come from the same criteria; their figures are in ``data/ranking.toml``.
 4. When the name is found only outside the named region, the nearest town of 10,000+ people
    of that name within 150 km of the region's centre is taken (the region was misnamed:
    "Lysychansk, Donetsk Oblast"); a smaller place of that name elsewhere is taken for another
@@ -62,23 +58,25 @@ Oblast").
 from __future__ import annotations
 
 import functools
-import math
 import re
 from collections import defaultdict
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Literal
 
 from casebuilder.gazetteer.build import HOME_COUNTRY, NEIGHBOUR_COUNTRIES, GazetteerIndex, Region
-from casebuilder.gazetteer.geo import distance_km, nearest_distance_km
+from casebuilder.gazetteer.geo import Coordinates, distance_km, nearest_distance_km
 from casebuilder.gazetteer.layout import mark_region_lists, with_layout
+from casebuilder.gazetteer.lexicon import alternatives, gazetteer_lexicon
 from casebuilder.gazetteer.locators import link_locators
 from casebuilder.gazetteer.model import (
     Candidate,
     Place,
     PlaceContext,
     Resolution,
+    Thresholds,
     ToponymMention,
+    thresholds,
 )
 from casebuilder.gazetteer.normalise import (
     edit_distance,
@@ -86,44 +84,25 @@ from casebuilder.gazetteer.normalise import (
     normalise_toponym,
     romanise_ukrainian,
 )
+from casebuilder.gazetteer.ranking import (
+    Situation,
+    explain,
+    kind_rank,
+    outranks,
+    rank,
+    undecided,
+)
 from casebuilder.gazetteer.scanner import ToponymScanner, city_bound, generic_city_name
 
-_REGION_WORDS = frozenset({
-    "oblast", "oblasti", "obl", "region", "regione", "province", "provincia", "provinz",
-    "governorate", "gubernia", "oblys", "krai", "kray", "the", "of",
-})  # fmt: skip
-_REGION_MARKERS = re.compile(r"\b(?:oblast|obl|region|province|governorate)\b", re.IGNORECASE)
-_COUNTRY_CODES = {"ua": "UA", "ru": "RU", "by": "BY", "md": "MD", "pl": "PL", "ro": "RO",
-                  "uk": "GB", "us": "US", "usa": "US"}  # fmt: skip
-_RELATIVE = re.compile(
-    r"\b(?:\d+(?:[.,]\d+)?\s*(?:km|kilometers|kilometres|miles?|mi)\s+)?"
-    r"(?:(?:north|south|east|west|north-?east|north-?west|south-?east|south-?west)(?:ern)?"
-    r"(?:\s+(?:part|outskirts|suburbs?))?(?:\s+(?:of|from))?"
-    r"|(?:in\s+the\s+)?vicinity(?:\s+of)?|outskirts(?:\s+of)?|suburbs?(?:\s+of)?|environs(?:\s+of)?"
-    r"|not\s+far\s+from|close\s+to|near(?:by)?|outside(?:\s+of)?|around|direction)\b",
-    re.IGNORECASE,
-)
-_TYPE_PREFIX = re.compile(
-    r"^(?:the\s+)?(?:(?:urban[- ]type\s+)?(?:village|town|city|settlement|hamlet|selo|"
-    r"selyshche|smt|s|m|v)\.?\s+(?:of\s+)?)",
-    re.IGNORECASE,
-)
-_TYPE_SUFFIX = re.compile(
-    r"\s+(?:village|town|city|settlement|hromada|community|raion|rayon|district|microdistrict|"
-    r"neighbou?rhood|quarter|area)$",
-    re.IGNORECASE,
-)
-_KIND_RANK = {
-    "settlement": 0, "feature": 0, "water_body": 0, "city_district": 1, "region": 3, "country": 4,
-}  # fmt: skip
-_RAION_WORDS = frozenset({"raion", "rayon", "district"})
-_RAION_WORD = re.compile(r"\b(?:raion|rayon|district)\b", re.IGNORECASE)
-_CITY_BOUND_KM = 25.0  # a square or district this far beyond a place's own radius is elsewhere
-_BANDS_KM = (30.0, 80.0, 200.0)
-_OUTSIDE_REGION_KM = 150.0
-_WELL_KNOWN_POPULATION = 10_000  # the scanner's lower-case rule spares names of such towns
-_PROMINENT_POPULATION = 100_000  # a foreign city this large competes with places in Ukraine
-_SPELLING_SHARE = 0.3  # an alternate name this close to a place's own name is a spelling of it
+_LEXICON = gazetteer_lexicon()
+_REGION_WORDS = _LEXICON.words("region_name_words")
+_REGION_MARKERS = _LEXICON.pattern("region_marker")
+_COUNTRY_CODES = {key: code.upper() for key, code in
+                  _LEXICON.mapping("country_abbreviations").items()}  # fmt: skip
+_RELATIVE = _LEXICON.pattern("relative_position")
+_TYPE_PREFIX = _LEXICON.pattern("place_type_prefix")
+_TYPE_SUFFIX = _LEXICON.pattern("place_type_suffix")
+_RAION_WORD = re.compile(rf"\b{alternatives(_LEXICON.words('raion_words'))}\b", re.IGNORECASE)
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +110,64 @@ class _Query:
     head: str
     qualifiers: tuple[str, ...]
     relative: bool = False  # "12 km north of Kharkiv": a position relative to the head
+
+
+@dataclass(slots=True)
+class _Ask:
+    """One query as :meth:`Gazetteer.resolve` works through it: what its qualifiers and
+    context name, its candidates, and the pool and reasons left at each step."""
+
+    query: str
+    parsed: _Query
+    country: str
+    country_named: bool = False
+    regions: set[str] = field(default_factory=set)  # named in the query (raions' oblasts too)
+    raions: list[Place] = field(default_factory=list)  # named in the query
+    anchors: list[Coordinates] = field(default_factory=list)  # anchor towns, document places
+    anchor_places: list[Place] = field(default_factory=list)  # towns the query names
+    beside: list[Coordinates] = field(default_factory=list)  # places of the same paragraph
+    document_regions: set[str] = field(default_factory=set)
+    document_raions: list[Place] = field(default_factory=list)
+    local_regions: set[str] = field(default_factory=set)
+    local_raions: list[Place] = field(default_factory=list)
+    stripped: str = ""  # the head without words of place type
+    head_key: str = ""
+    raion_first: bool = False
+    everywhere: list[Candidate] = field(default_factory=list)  # in any country
+    candidates: list[Candidate] = field(default_factory=list)  # in the country asked for
+    pool: list[Candidate] = field(default_factory=list)  # what is left to rank
+    reasons: list[str] = field(default_factory=list)
+
+
+@dataclass(slots=True)
+class _Document:
+    """One document as :meth:`Gazetteer.resolve_mentions` works through it."""
+
+    mentions: Sequence[ToponymMention]
+    context: PlaceContext
+    within: dict[int, list[str]] = field(default_factory=lambda: defaultdict(list))
+    named: list[tuple[ToponymMention, str]] = field(default_factory=list)  # regions, raions
+    regions: tuple[str, ...] = ()
+    nearby: list[Coordinates] = field(default_factory=list)
+    # places resolved so far in each paragraph (datelines left out: they say where the
+    # report was filed, not where its paragraph's events happened)
+    nearby_in: dict[int, list[tuple[int, Coordinates]]] = field(
+        default_factory=lambda: defaultdict(list))
+    asked: dict[int, PlaceContext] = field(default_factory=dict)  # each mention's context
+    cache: dict[tuple[object, ...], Resolution] = field(default_factory=dict)
+    results: list[Resolution] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        for mention in self.mentions:
+            if mention.locates is not None:
+                # an oblast or raion by its full name ("Donetsk" of "Mykolaivka, Donetsk" is
+                # Donetsk Oblast, not also the city of Donetsk nearby), a city as written
+                area = mention.kind == "region"
+                self.within[mention.locates].append(
+                    mention.place.name if area else mention.text)
+        self.named = [(m, m.place.name) for m in self.mentions if m.kind == "region"]
+        self.regions = tuple(self.context.admin1) + tuple(name for _m, name in self.named)
+        self.nearby = list(self.context.nearby)
 
 
 class RegionMatcher:
@@ -194,54 +231,23 @@ class RegionMatcher:
 
 
 class Gazetteer:
-    """Look-up and resolution of place names, over one :class:`GazetteerIndex`."""
+    """Look-up and resolution of place names, over one :class:`GazetteerIndex`.
 
-    def __init__(self, index: GazetteerIndex) -> None:
+    ``figures`` are the ranking figures (``data/ranking.toml`` unless given: experiments and
+    tests pass others)."""
+
+    def __init__(self, index: GazetteerIndex, figures: Thresholds | None = None) -> None:
         self.index = index
+        self.figures = figures or thresholds()
         self.places: tuple[Place, ...] = tuple(index.places)
         self.regions = RegionMatcher(index.regions)
-        exact: dict[str, set[int]] = defaultdict(set)
-        fold: dict[str, set[int]] = defaultdict(set)
-        by_region: dict[str, set[tuple[str, str, int]]] = defaultdict(set)
-        self._names: dict[int, dict[str, str]] = defaultdict(dict)
-        self._own_folds: dict[int, set[str]] = defaultdict(set)
-        # own names of countries, regions, water bodies and towns of 10,000+ people: the
-        # scanner takes them as places even where the text also writes them in lower case
-        well_known: set[str] = set()
-        for raw, key, folded, number, primary in index.names:
-            exact[key].add(number)
-            fold[folded].add(number)
-            self._names[number].setdefault(key, raw)
-            place = self.places[number]
-            if primary:
-                self._own_folds[number].add(folded)
-                if _well_known(place) and (
-                    place.country == HOME_COUNTRY or place.feature_kind != "settlement"
-                ) and not place.is_raion:
-                    well_known.add(key)
-            if place.feature_kind in ("settlement", "city_district", "feature") and not (
-                place.feature_kind == "city_district" and place.gazetteer_id.startswith("katottg:")
-            ):  # a KATOTTG city district is an adjective: no name is a misspelling of it
-                by_region[place.admin1 or place.country].add((key, folded, number))
-        self._exact = {k: tuple(sorted(v)) for k, v in exact.items()}
-        self._fold = {k: tuple(sorted(v)) for k, v in fold.items()}
-        self._by_region = {region: tuple(sorted(rows)) for region, rows in by_region.items()}
         self.stoplist = index.stoplist
+        self._fold_of = functools.lru_cache(maxsize=1 << 16)(fold_toponym)
+        well_known = self._index_names(index)
         self._region_places = {
             p.admin1: p for p in self.places if p.feature_kind == "region" and not p.is_raion
         }
-        # the administrative centres of the oblasts (and Kyiv, Sevastopol): a name written as
-        # one of their own is the centre, not a hamlet of that name (see _outranks)
-        self._capitals = frozenset(
-            place.gazetteer_id
-            for region in index.regions
-            if region.country == HOME_COUNTRY
-            for place in self.places
-            if place.feature_kind == "settlement"
-            and place.precision == "settlement"
-            and place.name == region.centre
-            and distance_km(place, (region.lat, region.lon)) <= _CITY_BOUND_KM
-        )
+        self._capitals = self._oblast_centres(index)
         self._countries: dict[str, Place] = {}
         self._country_keys: dict[str, str] = dict(_COUNTRY_CODES)
         for number, place in enumerate(self.places):
@@ -249,7 +255,6 @@ class Gazetteer:
                 self._countries.setdefault(place.country, place)
                 for key in self._names[number]:
                     self._country_keys.setdefault(key, place.country)
-        self._fold_of = functools.lru_cache(maxsize=1 << 16)(fold_toponym)
         # alternate names of towns abroad that GeoNames writes in Latin letters (the others
         # are romanised by the Ukrainian rules, which suit no foreign language)
         self._latin_alternates: frozenset[tuple[int, str]] = frozenset(
@@ -267,13 +272,66 @@ class Gazetteer:
             self._region_place,
             self._scan_rank,
             demonyms=index.demonyms,
-            well_known=frozenset(well_known),
+            well_known=well_known,
             folds=self._fold,
             fold_of=self._fold_of,
             own_name=lambda number, key: self._fold_of(key) in self._own_folds.get(number, ()),
             home=HOME_COUNTRY,
             neighbours=NEIGHBOUR_COUNTRIES,
             alias_ok=self._alias_ok,
+            large_abroad=self.figures.prominent_population,
+        )
+
+    def _index_names(self, index: GazetteerIndex) -> frozenset[str]:
+        """Fill the look-up tables from the index's names; return the own names of countries,
+        regions, water bodies and well-known towns, which the scanner takes as places even
+        where the text also writes them in lower case."""
+        exact: dict[str, set[int]] = defaultdict(set)
+        fold: dict[str, set[int]] = defaultdict(set)
+        by_region: dict[str, set[tuple[str, str, int]]] = defaultdict(set)
+        self._names: dict[int, dict[str, str]] = defaultdict(dict)
+        self._own_folds: dict[int, set[str]] = defaultdict(set)
+        well_known: set[str] = set()
+        for raw, key, folded, number, primary in index.names:
+            exact[key].add(number)
+            fold[folded].add(number)
+            self._names[number].setdefault(key, raw)
+            place = self.places[number]
+            if primary:
+                self._own_folds[number].add(folded)
+                if self._scanner_well_known(place):
+                    well_known.add(key)
+            if _misspellable(place):
+                by_region[place.admin1 or place.country].add((key, folded, number))
+        self._exact = {k: tuple(sorted(v)) for k, v in exact.items()}
+        self._fold = {k: tuple(sorted(v)) for k, v in fold.items()}
+        self._by_region = {region: tuple(sorted(rows)) for region, rows in by_region.items()}
+        return frozenset(well_known)
+
+    def _scanner_well_known(self, place: Place) -> bool:
+        """A place whose own name the scanner takes even where the text also writes it in
+        lower case: a well-known place of the home country, or a country, region or water
+        body anywhere; never a raion (its adjective is a common word)."""
+        return (
+            _well_known(place, self.figures)
+            and (place.country == HOME_COUNTRY or place.feature_kind != "settlement")
+            and not place.is_raion
+        )
+
+    def _oblast_centres(self, index: GazetteerIndex) -> frozenset[str]:
+        """The gazetteer ids of the administrative centres of the oblasts (and Kyiv,
+        Sevastopol): a name written as one of their own is the centre, not a hamlet of that
+        name (see :func:`.ranking.outranks`)."""
+        bound = self.figures.city_bound_km
+        return frozenset(
+            place.gazetteer_id
+            for region in index.regions
+            if region.country == HOME_COUNTRY
+            for place in self.places
+            if place.feature_kind == "settlement"
+            and place.precision == "settlement"
+            and place.name == region.centre
+            and distance_km(place, (region.lat, region.lon)) <= bound
         )
 
     def _alias_ok(self, number: int, key: str, written: str) -> bool:
@@ -284,10 +342,10 @@ class Gazetteer:
             return False
         if _latin(written) and (number, key) not in self._latin_alternates:
             return False
-        if (self.places[number].population or 0) >= _PROMINENT_POPULATION:
+        if (self.places[number].population or 0) >= self.figures.prominent_population:
             return True
         folded = self._fold_of(key)
-        limit = max(1, round(len(folded) * _SPELLING_SHARE))
+        limit = max(1, round(len(folded) * self.figures.spelling_share))
         return any(
             edit_distance(folded, own, limit) <= limit for own in self._own_folds.get(number, ())
         )
@@ -303,8 +361,8 @@ class Gazetteer:
         return (
             0 if self._fold_of(key) in self._own_folds.get(number, ()) else 1,
             0 if place.feature_kind == "country" else 1,
-            0 if place.country == HOME_COUNTRY or _prominent(place) else 1,
-            _kind_rank(place, ()),
+            0 if place.country == HOME_COUNTRY or _prominent(place, self.figures) else 1,
+            kind_rank(place, (), self.figures),
             -(place.population or 0),
             place.gazetteer_id,
         )
@@ -351,67 +409,71 @@ class Gazetteer:
         to its own first candidate (the oblast or raion it names, or the city of a district),
         with a reason saying which mention it locates. Countries, regions and water bodies the
         scanner found are taken as they are."""
-        context = context or PlaceContext()
-        within: dict[int, list[str]] = defaultdict(list)
-        for mention in mentions:
-            if mention.locates is not None:
-                # an oblast or raion by its full name ("Donetsk" of "Mykolaivka, Donetsk" is
-                # Donetsk Oblast, not also the city of Donetsk nearby), a city as written
-                area = mention.kind == "region"
-                within[mention.locates].append(mention.place.name if area else mention.text)
-        named = [(m, m.place.name) for m in mentions if m.kind == "region"]
-        regions = tuple(context.admin1) + tuple(name for _m, name in named)
-        nearby = list(context.nearby)
-        # places resolved so far in each paragraph (datelines left out: they say where the
-        # report was filed, not where its paragraph's events happened)
-        nearby_in: dict[int, list[tuple[int, tuple[float, float]]]] = defaultdict(list)
-        asked: dict[int, PlaceContext] = {}  # the context each mention was resolved with
-        cache: dict[tuple[object, ...], Resolution] = {}
-        results: list[Resolution] = []
+        document = _Document(mentions, context or PlaceContext())
         for number, mention in enumerate(mentions):
             if mention.locates is not None:
-                place = mention.place
-                located = mentions[mention.locates].text
-                results.append(Resolution(mention.text, place, mention.text, (),
-                                          f"locates {located!r}"))  # fmt: skip
-                if city_bound(mentions[mention.locates].place) and not _coarse(place):
-                    nearby.append(place.coordinates)
-                    if mention.paragraph >= 0:
-                        nearby_in[mention.paragraph].append((number, place.coordinates))
-                continue
-            if mention.kind in ("country", "water_body") or (
+                self._resolve_locator(document, number, mention)
+            elif mention.kind in ("country", "water_body") or (
                 mention.kind == "region" and not mention.place.is_raion
             ):
-                results.append(Resolution(mention.text, mention.place, mention.text, (),
-                                          "named as such in the text"))  # fmt: skip
-                continue
-            local_nearby = tuple(c for _n, c in nearby_in[mention.paragraph])
-            asked[number] = PlaceContext(
-                admin1=regions, nearby=tuple(nearby), country=context.country,
-                within=tuple(within[number]), local_admin1=self._local_regions(mention, named),
-                local_nearby=local_nearby if mention.paragraph >= 0 else (),
-            )  # fmt: skip
-            resolution = self._resolve_cached(mention.text, asked[number], cache)
-            results.append(resolution)
-            if resolution.place is not None and not _coarse(resolution.place):
-                nearby.append(resolution.place.coordinates)
-                if mention.paragraph >= 0 and not mention.dateline:
-                    nearby_in[mention.paragraph].append((number, resolution.place.coordinates))
-        # once more with every other place of the paragraph, those named after it too
-        # ("Kamianske and Stepnohirsk near Orikhiv")
-        for number, first in asked.items():
+                document.results.append(Resolution(mention.text, mention.place, mention.text, (),
+                                                   "named as such in the text"))  # fmt: skip
+            else:
+                self._resolve_in_document(document, number, mention)
+        self._with_later_places(document)
+        return _one_sense_per_document(mentions, document.results, document.asked)
+
+    def _resolve_locator(self, document: _Document, number: int, mention: ToponymMention
+                         ) -> None:
+        """A locator resolves to its own first candidate; the city of a district or site
+        counts as a place of the document for the names after it."""
+        assert mention.locates is not None
+        place = mention.place
+        located = document.mentions[mention.locates]
+        document.results.append(Resolution(mention.text, place, mention.text, (),
+                                           f"locates {located.text!r}"))  # fmt: skip
+        if city_bound(located.place) and not _coarse(place):
+            document.nearby.append(place.coordinates)
+            if mention.paragraph >= 0:
+                document.nearby_in[mention.paragraph].append((number, place.coordinates))
+
+    def _resolve_in_document(self, document: _Document, number: int, mention: ToponymMention
+                             ) -> None:
+        """Resolve one mention with its locators, its local context and the places of the
+        document resolved so far."""
+        local_nearby = tuple(c for _n, c in document.nearby_in[mention.paragraph])
+        context = document.context
+        document.asked[number] = PlaceContext(
+            admin1=document.regions, nearby=tuple(document.nearby), country=context.country,
+            within=tuple(document.within[number]),
+            local_admin1=self._local_regions(mention, document.named),
+            local_nearby=local_nearby if mention.paragraph >= 0 else (),
+        )  # fmt: skip
+        resolution = self._resolve_cached(mention.text, document.asked[number], document.cache)
+        document.results.append(resolution)
+        if resolution.place is not None and not _coarse(resolution.place):
+            document.nearby.append(resolution.place.coordinates)
+            if mention.paragraph >= 0 and not mention.dateline:
+                document.nearby_in[mention.paragraph].append(
+                    (number, resolution.place.coordinates)
+                )
+
+    def _with_later_places(self, document: _Document) -> None:
+        """Resolve each mention once more with every other place of its paragraph, those
+        named after it too ("Kamianske and Stepnohirsk near Orikhiv")."""
+        mentions = document.mentions
+        for number, first in document.asked.items():
             mention = mentions[number]
             if mention.paragraph < 0 or mention.dateline:
                 continue
             local_nearby = tuple(
-                c for n, c in nearby_in[mention.paragraph]
+                c for n, c in document.nearby_in[mention.paragraph]
                 if n != number and mentions[n].text != mention.text
             )  # fmt: skip
             if set(local_nearby) != set(first.local_nearby):
-                results[number] = self._resolve_cached(
-                    mention.text, replace(first, local_nearby=local_nearby), cache
+                document.results[number] = self._resolve_cached(
+                    mention.text, replace(first, local_nearby=local_nearby), document.cache
                 )
-        return _one_sense_per_document(mentions, results, asked)
 
     def _resolve_cached(
         self, text: str, context: PlaceContext, cache: dict[tuple[object, ...], Resolution]
@@ -445,6 +507,7 @@ class Gazetteer:
         towns = [m.place for m in mentions if m.kind == "settlement"]
         if not towns:
             return mentions
+        limit = self.figures.named_town_gap_km
         kept: list[ToponymMention] = []
         for mention in mentions:
             if generic_city_name(mention.text, mention.candidates):
@@ -454,9 +517,9 @@ class Gazetteer:
                         for town in towns
                     )
 
-                if min(gap(p) for p in mention.candidates) > 5.0:
+                if min(gap(p) for p in mention.candidates) > limit:
                     continue
-                ordered = sorted(mention.candidates, key=lambda p: gap(p) > 5.0)
+                ordered = sorted(mention.candidates, key=lambda p: gap(p) > limit)
                 mention = ToponymMention(mention.start, mention.end, mention.text,
                                          tuple(ordered), mention.locates)  # fmt: skip
             kept.append(mention)
@@ -566,11 +629,10 @@ class Gazetteer:
                 unique[number] = candidate
         return list(unique.values())
 
-    @staticmethod
-    def _rank_plain(candidates: Iterable[Candidate]) -> list[Candidate]:
-        return sorted(candidates, key=lambda c: (c.alternate, _kind_rank(c.place, ()),
-                                                 -(c.place.population or 0),
-                                                 c.place.gazetteer_id))  # fmt: skip
+    def _rank_plain(self, candidates: Sequence[Candidate]) -> list[Candidate]:
+        """The candidates by :data:`.ranking.RANKING` with no context: own name, kind,
+        population."""
+        return rank(candidates, Situation(figures=self.figures))
 
     # --- resolution ------------------------------------------------------------------------
 
@@ -581,230 +643,282 @@ class Gazetteer:
         ``context.within`` (the locators the text attaches to this mention) counts like the
         query's own qualifiers; ``context.admin1`` and ``context.nearby`` (the rest of the
         document) only choose among candidates."""
-        context = context or PlaceContext()
+        ask = self._ask(query, context or PlaceContext())
+        answer = self._without_name(ask) or self._area_or_country(ask)
+        if answer is not None:
+            return answer
+        self._find_candidates(ask)
+        return self._narrow(ask) or self._choose(ask)
+
+    # -- the steps of resolve --
+
+    def _ask(self, query: str, context: PlaceContext) -> _Ask:
+        """The query parsed, with what its qualifiers and locators name (step 1)."""
         parsed = _parse(query)
         located = (_RELATIVE.sub(" ", q).strip() for q in context.within)
-        qualifiers = parsed.qualifiers + tuple(q for q in located if q)
-        country = context.country
-        country_named = False
-        named_regions: set[str] = set()
-        named_raions: list[Place] = []
-        anchors: list[tuple[float, float]] = []
-        anchor_places: list[Place] = []
-        for qualifier in qualifiers:
-            words = normalise_toponym(qualifier)
-            if words in self._country_keys:
-                country, country_named = self._country_keys[words], True
-                continue
-            raions = self._raions(qualifier)
-            if raions:
-                named_raions += raions
-                continue
-            regions = self.regions.match(qualifier)
-            named_regions |= regions
-            if _REGION_MARKERS.search(qualifier):
-                continue
-            city = self._anchor(qualifier, regions)
-            if city is not None:
-                anchor_places.append(city)
-                anchors.append(city.coordinates)
-                if not regions:
-                    named_regions |= self.regions.match(city.admin1) if city.admin1 else set()
-        if named_raions:
+        ask = _Ask(query, parsed, context.country)
+        for qualifier in parsed.qualifiers + tuple(q for q in located if q):
+            self._read_qualifier(ask, qualifier)
+        if ask.raions:
             # a raion names its oblast; of raions named with an oblast, those inside it
-            if named_regions:
-                in_oblast = [r for r in named_raions if r.admin1 in named_regions]
-                named_raions = in_oblast or named_raions
-            for raion in named_raions:
-                named_regions |= self.regions.match(raion.admin1)
-        document_regions, document_raions = self._areas(context.admin1)
-        local_regions, local_raions = self._areas(context.local_admin1)
-        anchors.extend(context.nearby)
-        local_anchors = list(context.local_nearby)
+            if ask.regions:
+                in_oblast = [r for r in ask.raions if r.admin1 in ask.regions]
+                ask.raions = in_oblast or ask.raions
+            for raion in ask.raions:
+                ask.regions |= self.regions.match(raion.admin1)
+        ask.document_regions, ask.document_raions = self._areas(context.admin1)
+        ask.local_regions, ask.local_raions = self._areas(context.local_admin1)
+        ask.anchors.extend(context.nearby)
+        ask.beside = list(context.local_nearby)
+        return ask
 
-        head = parsed.head
-        if not head:
-            if anchor_places:
-                return Resolution(query, anchor_places[0], anchor_places[0].name, (),
-                                  "only a position relative to this place is given")  # fmt: skip
-            if named_raions:
-                return self._area_resolution(query, named_raions, "only a raion is given")
-            if named_regions:
-                return self._region_resolution(query, named_regions, "only a region is given")
-            return Resolution(query, None, "", (), "no place name in the query")
+    def _read_qualifier(self, ask: _Ask, qualifier: str) -> None:
+        """A qualifier names a country, a raion, a region, or a settlement (an anchor, which
+        also names its region when the qualifier names none)."""
+        words = normalise_toponym(qualifier)
+        if words in self._country_keys:
+            ask.country, ask.country_named = self._country_keys[words], True
+            return
+        raions = self._raions(qualifier)
+        if raions:
+            ask.raions += raions
+            return
+        regions = self.regions.match(qualifier)
+        ask.regions |= regions
+        if _REGION_MARKERS.search(qualifier):
+            return
+        city = self._anchor(qualifier, regions)
+        if city is not None:
+            ask.anchor_places.append(city)
+            ask.anchors.append(city.coordinates)
+            if not regions:
+                ask.regions |= self.regions.match(city.admin1) if city.admin1 else set()
 
+    def _without_name(self, ask: _Ask) -> Resolution | None:
+        """The answer to a query that gives no name of its own: the place, raion or region
+        its qualifiers name."""
+        if ask.parsed.head:
+            return None
+        query = ask.query
+        if ask.anchor_places:
+            city = ask.anchor_places[0]
+            return Resolution(query, city, city.name, (),
+                              "only a position relative to this place is given")  # fmt: skip
+        if ask.raions:
+            return self._area_resolution(query, ask.raions, "only a raion is given")
+        if ask.regions:
+            return self._region_resolution(query, ask.regions, "only a region is given")
+        return Resolution(query, None, "", (), "no place name in the query")
+
+    def _area_or_country(self, ask: _Ask) -> Resolution | None:
+        """The region a query names as a whole ("Kharkiv oblast", or a name that is only a
+        region's), or the country it names ("Russia") when it names no region besides."""
+        head = ask.parsed.head
         marked = _REGION_MARKERS.search(head) is not None
         if marked or not self._candidates(head):
             regions = self.regions.match(head, fuzzy=marked)
             if regions:
-                return self._region_resolution(query, regions, "the query names a region")
-
-        named_country = self._countries.get(self._country_keys.get(normalise_toponym(head), ""))
-        if named_country is not None and not named_regions:
-            return Resolution(query, named_country, head, (),
+                return self._region_resolution(ask.query, regions, "the query names a region")
+        named = self._countries.get(self._country_keys.get(normalise_toponym(head), ""))
+        if named is not None and not ask.regions:
+            return Resolution(ask.query, named, head, (),
                               f"the query names a country; placed at the "
-                              f"{named_country.placed_at}")  # fmt: skip
+                              f"{named.placed_at}")  # fmt: skip
+        return None
 
+    def _find_candidates(self, ask: _Ask) -> None:
+        """The candidates for the head (step 2): of the country asked for, unless a large
+        place abroad of that very name outweighs them."""
+        head = ask.parsed.head
         if not self._candidates(head):
             # "Snake Island/Bile", "Snake Island-Zmiinyi", "Lyman (-ish)": take the first part
             # that is a known name
             head = next((part for part in _parts(head) if self._candidates(part)), head)
         candidates = self._candidates(head)
         # "Kharkivskyi district", "Bakhmut raion": the raion before a city district or town
-        raion_first = _RAION_WORD.search(head) is not None and any(
+        ask.raion_first = _RAION_WORD.search(head) is not None and any(
             c.place.is_raion for c in candidates
         )
-        stripped = _strip_type_words(head)
+        ask.stripped = stripped = _strip_type_words(head)
         if stripped != head:
             candidates += [c for c in self._candidates(stripped) if c not in candidates]
         candidates = [c for c in candidates if c.place.feature_kind != "country"]
-        everywhere = candidates
-        in_country = [c for c in candidates if c.place.country == country]
-        if in_country and (country_named or not _prominent_abroad(candidates, country)):
+        ask.everywhere = candidates
+        in_country = [c for c in candidates if c.place.country == ask.country]
+        if in_country and (
+            ask.country_named or not _prominent_abroad(candidates, ask.country, self.figures)
+        ):
             candidates = in_country
+        ask.candidates = ask.pool = candidates
+        ask.head_key = normalise_toponym(stripped if stripped else head)
 
-        head_key = normalise_toponym(stripped if stripped else head)
-
-        def rank(found: Iterable[Candidate]) -> list[Candidate]:
-            return self._rank(found, anchors, anchor_places, raion_first=raion_first,
-                              local=local_anchors, head_key=head_key)  # fmt: skip
-
-        reasons: list[str] = []
-        pool = candidates
-        if named_regions:
-            # a region named in the query outweighs the country: "Sudzha, Kursk Oblast, Ukraine"
-            inside = [c for c in everywhere if c.place.admin1 in named_regions]
-            if not inside:
-                inside = self._fuzzy(stripped, named_regions)
-                if inside:
-                    reasons.append("spelling one or two letters off")
-            region_label = _label(named_regions)
-            if inside:
-                pool = inside
-                reasons.append(f"region named with it ({region_label})")
-            else:
-                if anchor_places and candidates and all(
-                    _city_bound(c.place) for c in candidates
-                ):
-                    # "Svobody Square, Kherson": a square of another city is not this one
-                    city = anchor_places[0]
-                    return Resolution(
-                        query, city, city.name, tuple(rank(candidates)),
-                        f"{stripped!r} is known only in other cities; placed at {city.name}, "
-                        "the city named with it",
-                    )  # fmt: skip
-                # A town of 10,000+ people just outside the named region is meant ("Lysychansk,
-                # Donetsk Oblast"); a smaller place of that name elsewhere is more likely
-                # another one the data lacks, so the region (or raion) is taken instead.
-                near = sorted(
-                    (min(distance_km(c.place, self.regions.centre(r)) for r in named_regions), c)
-                    for c in candidates
-                    if _well_known(c.place)
-                )
-                near = [(d, c) for d, c in near if d <= _OUTSIDE_REGION_KM]
-                if not near:
-                    why = f"{stripped!r} not found in {region_label}"
-                    if candidates:
-                        why += " (only a smaller place of that name elsewhere)"
-                    if named_raions:
-                        return self._area_resolution(
-                            query, named_raions, why, tuple(rank(candidates))
-                        )
-                    return self._region_resolution(
-                        query, named_regions, why, tuple(rank(candidates))
-                    )
-                pool = [near[0][1]]
-                reasons.append(f"not found in {region_label}; nearest town of that name")
-            if named_raions and pool is inside:
-                in_raion = [c for c in pool if _in_raion(c.place, named_raions)]
-                raion_label = ", ".join(r.name for r in named_raions)
-                if in_raion:
-                    pool = in_raion
-                    reasons.append(f"raion named ({raion_label})")
-                elif not any(c.place.is_raion for c in pool):
-                    anchors.extend(r.coordinates for r in named_raions)
-                    reasons.append(f"none in {raion_label}; nearest to it")
+    def _narrow(self, ask: _Ask) -> Resolution | None:
+        """Keep the candidates in the regions and raions the query, its sentence or paragraph,
+        or its document names (step 3); an answer when that settles the query otherwise
+        (steps 4 and 5)."""
+        if ask.regions:
+            answer = self._in_named_regions(ask)
+            if answer is not None:
+                return answer
         else:
-            # a region named in the mention's own sentence or paragraph before one named
-            # elsewhere in the document; neither makes a well-known town a hamlet of its name
-            for where, areas, raions in (
-                ("beside it", local_regions, local_raions),
-                ("in the document", document_regions, document_raions),
-            ):
-                inside = [c for c in candidates if c.place.admin1 in areas]
-                if raions:
-                    in_raion = [c for c in inside if _in_raion(c.place, raions)]
-                    if in_raion and len(in_raion) < len(inside):
-                        inside = in_raion
-                if not inside:
-                    continue
-                if areas is document_regions and local_anchors:
-                    close = [
-                        c for c in candidates
-                        if nearest_distance_km(c.place, local_anchors) <= _BANDS_KM[0]
-                    ]  # fmt: skip
-                    if close and not any(c in inside for c in close):
-                        reasons.append("nearer to the places named beside it than to the "
-                                       "region named elsewhere in the document")  # fmt: skip
-                        break
-                near_anchor = bool(local_anchors) and any(
-                    nearest_distance_km(c.place, local_anchors) <= _BANDS_KM[0]
-                    for c in inside)
-                # ("the nearby village of Rivne in Ukraine's Donetsk region", beside Pokrovsk:
-                # the region and the place named with it agree, whatever city shares the name)
-                if not near_anchor and \
-                        self._outweighed(inside, candidates, head_key, self._capitals):
-                    reasons.append(f"a well-known place of this name outweighs the smaller "
-                                   f"ones in the region named {where}")  # fmt: skip
-                    break
-                pool = inside
-                names = {c.place.admin1 for c in inside} - {r.admin1 for r in raions}
-                reasons.append(f"region named {where} "
-                               f"({_label([*names, *(r.name for r in raions)])})")  # fmt: skip
-                break
-        if named_regions and not named_raions:
-            for where, raions in (
-                ("beside it", local_raions),
-                ("in the document", document_raions),
-            ):
-                in_raion = [c for c in pool if _in_raion(c.place, raions)] if raions else []
-                if in_raion and len(in_raion) < len(pool):
-                    pool = in_raion
-                    reasons.append(f"raion named {where} ({', '.join(r.name for r in raions)})")
-                    break
-        if not pool:
-            pool = self._fuzzy(stripped, [country]) if not candidates else []
-            if not pool:
-                return Resolution(query, None, stripped, (), "name not in the gazetteer")
-            reasons.append("spelling one letter off")
+            self._in_context_regions(ask)
+        if ask.regions and not ask.raions:
+            self._in_context_raions(ask)
+        if not ask.pool:
+            ask.pool = self._fuzzy(ask.stripped, [ask.country]) if not ask.candidates else []
+            if not ask.pool:
+                return Resolution(ask.query, None, ask.stripped, (), "name not in the gazetteer")
+            ask.reasons.append("spelling one letter off")
+        return None
 
-        ranked = rank(pool)
+    def _in_named_regions(self, ask: _Ask) -> Resolution | None:
+        """A region named in the query outweighs the country ("Sudzha, Kursk Oblast,
+        Ukraine"), and a raion named there keeps the candidates inside it."""
+        inside = [c for c in ask.everywhere if c.place.admin1 in ask.regions]
+        if not inside:
+            inside = self._fuzzy(ask.stripped, ask.regions)
+            if inside:
+                ask.reasons.append("spelling one or two letters off")
+        if not inside:
+            return self._outside_named_regions(ask)
+        ask.pool = inside
+        ask.reasons.append(f"region named with it ({_label(ask.regions)})")
+        if ask.raions:
+            in_raion = [c for c in inside if _in_raion(c.place, ask.raions)]
+            raion_label = ", ".join(r.name for r in ask.raions)
+            if in_raion:
+                ask.pool = in_raion
+                ask.reasons.append(f"raion named ({raion_label})")
+            elif not any(c.place.is_raion for c in inside):
+                ask.anchors.extend(r.coordinates for r in ask.raions)
+                ask.reasons.append(f"none in {raion_label}; nearest to it")
+        return None
+
+    def _outside_named_regions(self, ask: _Ask) -> Resolution | None:
+        """The name is known only outside the regions the query names (step 4)."""
+        query, candidates, stripped = ask.query, ask.candidates, ask.stripped
+        if ask.anchor_places and candidates and all(city_bound(c.place) for c in candidates):
+            # "Svobody Square, Kherson": a square of another city is not this one
+            city = ask.anchor_places[0]
+            return Resolution(
+                query, city, city.name, tuple(self._rank(ask, candidates)),
+                f"{stripped!r} is known only in other cities; placed at {city.name}, "
+                "the city named with it",
+            )  # fmt: skip
+        # A well-known town just outside the named region is meant ("Lysychansk, Donetsk
+        # Oblast"); a smaller place of that name elsewhere is more likely another one the data
+        # lacks, so the region (or raion) is taken instead.
+        limit = self.figures.outside_region_km
+        near = sorted(
+            ((min(distance_km(c.place, self.regions.centre(r)) for r in ask.regions), c)
+             for c in candidates if _well_known(c.place, self.figures)),
+            key=lambda pair: pair[0],
+        )  # fmt: skip
+        near = [(d, c) for d, c in near if d <= limit]
+        region_label = _label(ask.regions)
+        if near:
+            ask.pool = [near[0][1]]
+            ask.reasons.append(f"not found in {region_label}; nearest town of that name")
+            return None
+        why = f"{stripped!r} not found in {region_label}"
+        if candidates:
+            why += " (only a smaller place of that name elsewhere)"
+        ranked = tuple(self._rank(ask, candidates))
+        if ask.raions:
+            return self._area_resolution(query, ask.raions, why, ranked)
+        return self._region_resolution(query, ask.regions, why, ranked)
+
+    def _in_context_regions(self, ask: _Ask) -> None:
+        """A region named in the mention's own sentence or paragraph before one named
+        elsewhere in the document; neither makes a well-known town a hamlet of its name."""
+        for where, areas, raions, elsewhere in (
+            ("beside it", ask.local_regions, ask.local_raions, False),
+            ("in the document", ask.document_regions, ask.document_raions, True),
+        ):
+            inside = [c for c in ask.candidates if c.place.admin1 in areas]
+            if raions:
+                in_raion = [c for c in inside if _in_raion(c.place, raions)]
+                if in_raion and len(in_raion) < len(inside):
+                    inside = in_raion
+            if inside:
+                self._keep_in_region(ask, where, inside, raions, elsewhere)
+                return
+
+    def _keep_in_region(self, ask: _Ask, where: str, inside: list[Candidate],
+                        raions: Sequence[Place], elsewhere: bool) -> None:
+        """Keep the candidates ``inside`` the region named ``where``, unless a candidate near
+        the places named beside the mention (for a region named elsewhere) or a well-known
+        town of the name outweighs it."""
+        beside_km = self.figures.beside_km
+        if elsewhere and ask.beside:
+            close = [c for c in ask.candidates
+                     if nearest_distance_km(c.place, ask.beside) <= beside_km]  # fmt: skip
+            if close and not any(c in inside for c in close):
+                ask.reasons.append("nearer to the places named beside it than to the region "
+                                   "named elsewhere in the document")  # fmt: skip
+                return
+        # ("the nearby village of Rivne in Ukraine's Donetsk region", beside Pokrovsk: the
+        # region and the place named with it agree, whatever city shares the name)
+        near_beside = bool(ask.beside) and any(
+            nearest_distance_km(c.place, ask.beside) <= beside_km for c in inside
+        )
+        if not near_beside and self._outweighed(ask, inside):
+            ask.reasons.append(f"a well-known place of this name outweighs the smaller ones in "
+                               f"the region named {where}")  # fmt: skip
+            return
+        ask.pool = inside
+        names = {c.place.admin1 for c in inside} - {r.admin1 for r in raions}
+        ask.reasons.append(f"region named {where} "
+                           f"({_label([*names, *(r.name for r in raions)])})")  # fmt: skip
+
+    @staticmethod
+    def _in_context_raions(ask: _Ask) -> None:
+        """With a region named in the query and no raion, a raion named beside the mention,
+        else in the document, keeps the candidates inside it."""
+        for where, raions in (("beside it", ask.local_raions),
+                              ("in the document", ask.document_raions)):  # fmt: skip
+            in_raion = [c for c in ask.pool if _in_raion(c.place, raions)] if raions else []
+            if in_raion and len(in_raion) < len(ask.pool):
+                ask.pool = in_raion
+                ask.reasons.append(f"raion named {where} ({', '.join(r.name for r in raions)})")
+                return
+
+    def _choose(self, ask: _Ask) -> Resolution:
+        """Rank what is left (:data:`.ranking.RANKING`) and take the first; a generic square
+        or district far from every place of the document is left unresolved (step 5)."""
+        situation = self._situation(ask)
+        ranked = rank(ask.pool, situation)
         best = ranked[0]
-        if anchors and not anchor_places and _generic_city_name(best.matched_name, ranked):
+        if ask.anchors and not ask.anchor_places and _generic_city_name(best.matched_name,
+                                                                        ranked):
             # a square or district of a city that no place near the document is in
-            near_any = [
-                c for c in ranked
-                if nearest_distance_km(c.place, anchors) <= _CITY_BOUND_KM + c.place.uncertainty_km
-            ]  # fmt: skip
-            if not near_any:
+            bound = self.figures.city_bound_km
+            if not any(nearest_distance_km(c.place, ask.anchors) <= bound + c.place.uncertainty_km
+                       for c in ranked):  # fmt: skip
                 return Resolution(
-                    query, None, stripped, tuple(ranked),
+                    ask.query, None, ask.stripped, tuple(ranked),
                     "a name many cities share, known only far from the document's places",
                 )  # fmt: skip
-        why = self._why(best, ranked, anchors, anchor_places, local_anchors, head_key,
-                        self._capitals)
-        reasons.append(why)
-        undecided = tuple(c.place for c in _tied(best, ranked, anchor_places)
-                          if c.place != best.place) if why.startswith("ambiguous") else ()
-        if parsed.relative:
+        reasons = [*ask.reasons, explain(ranked, situation)]
+        if ask.parsed.relative:
             reasons.append("the query gives a position relative to this place")
         if best.place.placed_at:
             reasons.append(f"placed at the {best.place.placed_at}")
-        others = [c for c in rank(candidates) if c not in ranked]
+        others = [c for c in rank(ask.candidates, situation) if c not in ranked]
         return Resolution(
-            query, best.place, best.matched_name, tuple(ranked + others), "; ".join(reasons),
-            undecided,
+            ask.query, best.place, best.matched_name, tuple(ranked + others), "; ".join(reasons),
+            tuple(c.place for c in undecided(ranked, situation)),
         )
+
+    def _situation(self, ask: _Ask) -> Situation:
+        return Situation(
+            beside=tuple(ask.beside), anchors=tuple(ask.anchors),
+            anchor_places=tuple(ask.anchor_places), raion_first=ask.raion_first,
+            head_key=ask.head_key, capitals=self._capitals, figures=self.figures,
+        )  # fmt: skip
+
+    def _rank(self, ask: _Ask, candidates: Sequence[Candidate]) -> list[Candidate]:
+        return rank(candidates, self._situation(ask))
 
     def _areas(self, names: Iterable[str]) -> tuple[set[str], list[Place]]:
         """The regions (with the oblasts of raions) and the raions that ``names`` name."""
@@ -820,19 +934,14 @@ class Gazetteer:
                 regions |= self.regions.match(name)
         return regions, raions
 
-    @staticmethod
-    def _outweighed(
-        inside: Sequence[Candidate],
-        candidates: Sequence[Candidate],
-        head_key: str,
-        capitals: frozenset[str],
-    ) -> bool:
+    def _outweighed(self, ask: _Ask, inside: Sequence[Candidate]) -> bool:
         """Whether a candidate outside ``inside`` outranks every one in it (see
-        :func:`_outranks`), so that a region named in the document does not choose among
-        ``inside`` alone."""
+        :func:`.ranking.outranks`), so that a region named in the document does not choose
+        among ``inside`` alone."""
+        situation = self._situation(ask)
         return any(
-            all(_outranks(big, small, head_key, capitals) for small in inside)
-            for big in candidates
+            all(outranks(big, small, situation) for small in inside)
+            for big in ask.candidates
             if big not in inside
         )
 
@@ -869,75 +978,6 @@ class Gazetteer:
         ranked = self._rank_plain(found)
         return ranked[0].place if ranked else None
 
-    def _rank(
-        self,
-        candidates: Iterable[Candidate],
-        anchors: Sequence[tuple[float, float]],
-        anchor_places: Sequence[Place],
-        *,
-        raion_first: bool = False,
-        local: Sequence[tuple[float, float]] = (),
-        head_key: str = "",
-    ) -> list[Candidate]:
-        unique: dict[str, Candidate] = {}
-        for candidate in candidates:
-            unique.setdefault(candidate.place.gazetteer_id, candidate)
-        found = list(unique.values())
-        big = [c for c in found if _big_city(c)] if head_key else []
-
-        def key(candidate: Candidate) -> tuple[int, int, int, int, int, int, int, str]:
-            place = candidate.place
-            return (
-                1 if candidate.match == "fuzzy" else 0,
-                1 if any(_outranks(b, candidate, head_key, self._capitals) for b in big) else 0,
-                _band(nearest_distance_km(place, local)) if local else 0,
-                _band(nearest_distance_km(place, anchors)) if anchors else 0,
-                1 if candidate.alternate else 0,
-                -1 if raion_first and place.is_raion else _kind_rank(place, anchor_places),
-                -(place.population or 0),
-                place.gazetteer_id,
-            )
-
-        return sorted(found, key=key)
-
-    @staticmethod
-    def _why(
-        best: Candidate,
-        ranked: Sequence[Candidate],
-        anchors: Sequence[tuple[float, float]],
-        anchor_places: Sequence[Place],
-        local: Sequence[tuple[float, float]] = (),
-        head_key: str = "",
-        capitals: frozenset[str] = frozenset(),
-    ) -> str:
-        if len(ranked) == 1:
-            return "only candidate"
-        runner = ranked[1]
-        if best.place.is_raion and not runner.place.is_raion and not anchors:
-            return f"{len(ranked)} candidates; the query names a raion"
-        if head_key and any(_outranks(best, c, head_key, capitals) for c in ranked[1:]):
-            return (f"{len(ranked)} candidates; a town of {best.place.population:,} people "
-                    "before hamlets of its name")  # fmt: skip
-        if local:
-            bands = [_band(nearest_distance_km(c.place, local)) for c in ranked]
-            if bands[0] < max(bands):
-                distance = nearest_distance_km(best.place, local)
-                return f"nearest to the places named beside it ({distance:.0f} km)"
-        if anchors:
-            bands = [_band(nearest_distance_km(c.place, anchors)) for c in ranked]
-            if bands[0] < max(bands):
-                what = ", ".join(p.name for p in anchor_places) or "other places in the document"
-                distance = nearest_distance_km(best.place, anchors)
-                return f"nearest to {what} ({distance:.0f} km)"
-        if runner.alternate and not best.alternate:
-            return f"{len(ranked)} candidates; the only one with this name as its own"
-        if _kind_rank(best.place, anchor_places) < _kind_rank(runner.place, anchor_places):
-            return f"{len(ranked)} candidates; the best-located kind of place"
-        if (best.place.population or 0) > (runner.place.population or 0):
-            return f"{len(ranked)} candidates; largest population ({best.place.population:,})"
-        tied = len(_tied(best, ranked, anchor_places))
-        return f"ambiguous: {tied} candidates equally likely, first by gazetteer id taken"
-
     def _region_resolution(
         self,
         query: str,
@@ -952,10 +992,6 @@ class Gazetteer:
 
 def _coarse(place: Place) -> bool:
     return place.feature_kind not in ("settlement", "city_district", "feature")
-
-
-def _city_bound(place: Place) -> bool:
-    return city_bound(place)
 
 
 def _generic_city_name(name: str, candidates: Sequence[Candidate]) -> bool:
@@ -1011,79 +1047,47 @@ def _latin(text: str) -> bool:
     )
 
 
-def _big_city(candidate: Candidate) -> bool:
-    """A located town of 10,000+ people of the home country, matched on its name or a
-    spelling of it (not one or two letters off): one that may outrank hamlets of its name."""
-    place = candidate.place
-    return (
-        candidate.match != "fuzzy"
-        and place.feature_kind == "settlement"
-        and place.precision == "settlement"
-        and place.country == HOME_COUNTRY
-        and (place.population or 0) >= _WELL_KNOWN_POPULATION
-    )
-
-
-def _outranks(
-    big: Candidate, small: Candidate, head_key: str, capitals: frozenset[str] = frozenset()
-) -> bool:
-    """Whether ``big`` is meant rather than ``small`` wherever the document's other places
-    lie: ``small`` is a hamlet or village (under 10,000 people, or placed only by KATOTTG)
-    and ``big`` either a town of 10,000+ people whose own name is written exactly while
-    ``small`` matches only up to romanisation or by an alternate name ("Sumy", not a Shumy),
-    or the administrative centre of an oblast (one of ``capitals``, by gazetteer id) or a
-    city of 100,000+ people written in one of its own spellings that is not its official
-    name ("Zaporizhia", "Kharkov", "Nikolaev", "Kiev"; not an alternate name such as that of a
-    village merged into it), which hamlets of that name do not outweigh even when spelt so
-    exactly. Another city's official name written exactly ("Kamianske") decides nothing:
-    nearness then chooses, as a village of that name near the front is as likely as the
-    city."""
-    if big is small or not _big_city(big):
-        return False
-    if (small.place.population or 0) >= _WELL_KNOWN_POPULATION or (
-        small.place.feature_kind not in ("settlement", "city_district")
-    ):
-        return False
-    if big.match == "exact" and not big.alternate and (small.match != "exact" or small.alternate):
-        return True
-    if big.alternate:
-        return False  # an alternate name may be another place's ("Oleksandrivka" in Donetsk)
-    if big.place.gazetteer_id in capitals:
-        return True
-    if (big.place.population or 0) < _PROMINENT_POPULATION:
-        return False
-    official = {normalise_toponym(big.place.name), normalise_toponym(big.place.local_name)}
-    return head_key not in official
-
-
-def _well_known(place: Place) -> bool:
+def _well_known(place: Place, figures: Thresholds) -> bool:
+    """A country, region or water body, or a town of ``[population] well_known`` people."""
     return (
         place.feature_kind in ("country", "region", "water_body")
-        or (place.population or 0) >= _WELL_KNOWN_POPULATION
+        or (place.population or 0) >= figures.well_known_population
     )
 
 
-def _prominent(place: Place) -> bool:
+def _prominent(place: Place, figures: Thresholds) -> bool:
     """A country, or a city large enough to be meant even where a village of Ukraine shares
     its name (Kursk, Belgorod, Minsk)."""
-    return place.feature_kind == "country" or (place.population or 0) >= _PROMINENT_POPULATION
+    return (
+        place.feature_kind == "country"
+        or (place.population or 0) >= figures.prominent_population
+    )
 
 
-def _prominent_abroad(candidates: Sequence[Candidate], country: str) -> bool:
+def _prominent_abroad(candidates: Sequence[Candidate], country: str, figures: Thresholds
+                      ) -> bool:
     """Whether a large place abroad of this very name outweighs the home country's candidates,
-    which all either are small (under 10,000 people) or have the name only as an alternate."""
+    which all either are small (not well known) or have the name only as an alternate."""
     if not any(
         c.place.country != country
         and not c.alternate
         and c.match != "fuzzy"
-        and _prominent(c.place)
+        and _prominent(c.place, figures)
         for c in candidates
     ):
         return False
     return all(
-        c.alternate or (c.place.population or 0) < _WELL_KNOWN_POPULATION
+        c.alternate or (c.place.population or 0) < figures.well_known_population
         for c in candidates
         if c.place.country == country
+    )
+
+
+def _misspellable(place: Place) -> bool:
+    """Whether a name one or two letters off may mean ``place``: a settlement, city district
+    or site, but not a KATOTTG city district (an adjective: no name is a misspelling of it)."""
+    return place.feature_kind in ("settlement", "city_district", "feature") and not (
+        place.feature_kind == "city_district" and place.gazetteer_id.startswith("katottg:")
     )
 
 
@@ -1123,22 +1127,6 @@ def _strip_type_words(text: str) -> str:
     return text or previous or ""
 
 
-def _band(distance: float) -> int:
-    if math.isinf(distance):
-        return len(_BANDS_KM)
-    return next((i for i, limit in enumerate(_BANDS_KM) if distance <= limit), len(_BANDS_KM))
-
-
-def _kind_rank(place: Place, anchor_places: Sequence[Place]) -> int:
-    if place.feature_kind == "settlement" and place.precision != "settlement":
-        return 2  # a village placed coarsely from KATOTTG
-    if place.feature_kind == "city_district" and any(
-        place.parent == a.name or place.parent == a.parent for a in anchor_places
-    ):
-        return 0
-    return _KIND_RANK[place.feature_kind]
-
-
 def _primary(regions: Iterable[str]) -> str:
     """Of regions named together (Kyiv Oblast with Kyiv City), the oblast."""
     names = sorted(regions)
@@ -1147,17 +1135,6 @@ def _primary(regions: Iterable[str]) -> str:
 
 def _label(regions: Iterable[str]) -> str:
     return " / ".join(sorted(regions))
-
-
-def _tied(best: Candidate, ranked: Sequence[Candidate], anchor_places: Sequence[Place]
-          ) -> list[Candidate]:
-    """The candidates nothing tells apart from ``best`` (itself included)."""
-    return [
-        c for c in ranked
-        if c.alternate == best.alternate
-        and _kind_rank(c.place, anchor_places) == _kind_rank(best.place, anchor_places)
-        and (c.place.population or 0) == (best.place.population or 0)
-    ]
 
 
 def _one_sense_per_document(

@@ -61,6 +61,7 @@ import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
 
+from casebuilder.gazetteer.lexicon import gazetteer_lexicon
 from casebuilder.gazetteer.model import Place, ToponymMention
 from casebuilder.gazetteer.normalise import normalise_toponym
 
@@ -68,69 +69,25 @@ _WORD = re.compile(r"[^\W\d_]+(?:['’ʼ][^\W\d_]+)*")
 _JOIN = re.compile(r"[ \t\u00a0]*[-‐‑][ \t\u00a0]*|[ \t\u00a0]+")
 _POSSESSIVE = re.compile(r"['’]s$")
 _SPACES = re.compile(r"[ \t\u00a0]+")
-_PRE_CUES = frozenset({
-    "in", "near", "at", "from", "to", "into", "towards", "toward", "outside", "of", "village",
-    "town", "city", "settlement", "district", "oblast", "region", "hromada", "outskirts",
-    "around", "across", "struck", "hit", "shelled",
-})  # fmt: skip
-_POST_CUES = frozenset({
-    "oblast", "region", "province", "raion", "district", "village", "town", "city",
-    "settlement", "hromada", "community", "area",
-})  # fmt: skip
-_REGION_WORDS = frozenset(["oblast", "region", "province", "regional"])
-_SPEECH = frozenset({
-    "said", "says", "told", "added", "wrote", "stated", "noted", "explained", "claimed",
-    "announced", "reported", "tweeted",
-})  # fmt: skip
-_AREA_WORDS = frozenset({
-    "north", "south", "east", "west", "northern", "southern", "eastern", "western", "central",
-    "greater", "upper", "lower", "occupied", "liberated", "downtown",
-})  # fmt: skip
-_WATER_AFTER = frozenset({
-    "river", "reservoir", "sea", "lake", "estuary", "lagoon", "bay", "strait", "straits", "canal",
-})  # fmt: skip
+_LEXICON = gazetteer_lexicon()  # the word classes named below: data/lexicon/scanner.toml
+_PRE_CUES = _LEXICON.words("place_cues_before")
+_POST_CUES = _LEXICON.words("place_cues_after")
+_REGION_WORDS = _LEXICON.words("region_words_after")
+_SPEECH = _LEXICON.words("surname_speech_verbs")
+_AREA_WORDS = _LEXICON.words("name_area_adjectives")
+_WATER_AFTER = _LEXICON.words("water_words_after")
 _WATER_BEFORE: dict[tuple[str, ...], str] = {
-    ("river",): "river",
-    ("lake",): "lake",
-    ("sea", "of"): "sea",
-    ("gulf", "of"): "gulf",
-    ("bay", "of"): "bay",
-    ("strait", "of"): "strait",
-    # "river" in Ukrainian and Russian, in every case form (річка, річки, річці, ...)
-    **{(word,): "river" for word in ("richka", "richky", "richtsi", "richku", "richkoiu")},
-    **{(word,): "river" for word in ("reka", "reky", "reke", "reku", "rekoi")},
+    tuple(cue.split()): kind for cue, kind in _LEXICON.mapping("water_words_before").items()
 }
 """Words before a name that make it a water body, with the English word for its kind."""
 _MAX_WORDS = 6
-_STREET_AFTER = frozenset({
-    "street", "st", "avenue", "ave", "boulevard", "lane", "square", "park", "prospekt",
-    "prospect", "highway", "embankment", "alley", "vulytsia", "ulitsa",
-})  # fmt: skip
-"""Words after a name that make it part of the name of a street, square or park ("Pushkin
-Street", "Gorky Park", "Lenin Square"): the name is then not the place it names elsewhere."""
-_STREET_BEFORE = frozenset({
-    "vulytsia", "vul", "ulitsa", "ul", "prospekt", "prosp", "ploshcha", "provulok", "bulvar",
-    "shose", "naberezhna",
-})  # fmt: skip
-_CALENDAR = frozenset({
-    "january", "february", "march", "april", "may", "june", "july", "august", "september",
-    "october", "november", "december", "monday", "tuesday", "wednesday", "thursday", "friday",
-    "saturday", "sunday",
-})  # fmt: skip
-_CITY_WORDS = frozenset({
-    "city", "mayor", "mayors", "council", "authorities", "administration", "residents",
-    "metro", "airport", "station", "suburb", "suburbs", "outskirts", "region", "oblast",
-    "regional", "district", "hospital", "hospitals", "team", "government", "officials",
-    "official", "governor", "police", "prosecutor", "prosecutors", "court", "railway",
-    "people", "centre", "center", "streets", "street", "military", "garrison", "club",
-    "university", "plant", "factory", "hotel", "office", "offices", "agglomeration",
-    "residential", "school", "schools", "market", "raion", "hromada", "area", "branch",
-})  # fmt: skip
-"""Words after "the <river's name>" that make it the city of that name ("the Dnipro city
-council", "the Dnipro mayor"); after anything else it is the river ("across the Dnipro")."""
-_BANK_WORDS = frozenset({"bank", "banks", "shore", "shores", "delta", "floodplain"})
-_RIVER_SIDE = frozenset({"left", "right", "east", "west", "eastern", "western"})
-_OBLAST_BEFORE = frozenset({"oblast", "obl"})
+_STREET_AFTER = _LEXICON.words("street_words_after")
+_STREET_BEFORE = _LEXICON.words("street_words_before")
+_CALENDAR = _LEXICON.words("calendar_words")
+_CITY_WORDS = _LEXICON.words("city_words_after_river")
+_BANK_WORDS = _LEXICON.words("bank_words")
+_RIVER_SIDE = _LEXICON.words("river_sides")
+_OBLAST_BEFORE = _LEXICON.words("oblast_words_before")
 
 Rank = Callable[[int, str], tuple[int | str, ...]]
 """Sort key of a candidate place (by number) for a name (by normalised key), best first."""
@@ -155,8 +112,10 @@ class ToponymScanner:
         home: str = "UA",
         neighbours: frozenset[str] = frozenset(),
         alias_ok: Callable[[int, str, str], bool] | None = None,
+        large_abroad: int = 100_000,
     ) -> None:
         self._places = places
+        self._large_abroad = large_abroad  # a city this large abroad is well known
         self._alias_ok = alias_ok
         self._names = names
         self._folds = folds or {}
@@ -363,7 +322,7 @@ class ToponymScanner:
             return 0
         if key in self._stoplist or (keys[index] in self._well_known) or any(
             p.feature_kind in ("country", "region", "water_body")
-            or (p.population or 0) >= _LARGE_ABROAD
+            or (p.population or 0) >= self._large_abroad
             for p in candidates
         ):
             return 0
@@ -530,9 +489,9 @@ class ToponymScanner:
 
 
 _NOT_A_NAME_AFTER = (
-    _POST_CUES | _REGION_WORDS | _WATER_AFTER | _STREET_AFTER | _CALENDAR | frozenset({"raion"})
+    _POST_CUES | _REGION_WORDS | _WATER_AFTER | _STREET_AFTER | _CALENDAR
+    | _LEXICON.words("not_a_name_after")
 )
-_LARGE_ABROAD = 100_000
 _OPENER_NAMES = 3
 _HEADLINE_CHARS = 160
 
@@ -556,16 +515,9 @@ def _title_case_words(text: str, words: list[tuple[int, int]]) -> set[int]:
     return titled
 
 
-_GENERIC_WORDS = frozenset({
-    "square", "street", "avenue", "boulevard", "lane", "park", "garden", "market", "bazaar",
-    "mall", "station", "theatre", "theater", "hospital", "school", "university", "stadium",
-    "cemetery", "church", "cathedral", "embankment", "bank", "maidan", "ploshcha", "vulytsia",
-    "prospekt", "district", "raion", "rayon", "microdistrict", "masyv", "neighbourhood",
-    "neighborhood", "quarter", "centre", "center",
-})  # fmt: skip
-"""Words of names that many cities have: a square, a market, a district."""
-_DISTRICT_WORDS = frozenset({"district", "raion", "rayon", "microdistrict", "neighbourhood"})
-_ADJECTIVE_END = re.compile(r"(?:sk[yi]i|sk[yi]y|sk[yi]|[nt][yi]i|n[yi]y|ny|ii|yi|iy)$")
+_GENERIC_WORDS = _LEXICON.words("generic_city_words")
+_DISTRICT_WORDS = _LEXICON.words("district_name_words")
+_ADJECTIVE_END = _LEXICON.pattern("district_adjective_endings")
 
 
 def city_bound(place: Place) -> bool:
