@@ -360,9 +360,7 @@ def incident_edit(state: CliState, incident_id: str, assignment: str, reason: st
 
 @incident_group.command("grade")
 @click.argument("incident_id")
-@click.argument(
-    "grade", type=click.Choice(["confirmed", "fair", "weak", "contested", "discounted"])
-)
+@click.argument("grade", type=click.Choice(GRADES))
 @click.option("--reason", required=True, help="Why this grade.")
 @click.pass_obj
 def incident_grade(state: CliState, incident_id: str, grade: str, reason: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import tomllib
 from dataclasses import dataclass, field
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -49,6 +50,7 @@ class Weapon:
     family: str
     category: str
     wide_area: bool
+    generic: bool = False  # named only by its family (weapons.toml)
 
 
 @dataclass(frozen=True)
@@ -57,6 +59,8 @@ class TargetType:
     aliases: tuple[str, ...]
     protected: bool
     crowded: bool
+    generic: bool = False  # says little about what was hit (targets.toml)
+    setting: bool = False  # may only be an attack's setting; never keeps reports apart
 
 
 @dataclass(frozen=True)
@@ -116,8 +120,10 @@ SCHEMA: dict[str, tuple[frozenset[str], frozenset[str]]] = {
     "categories.toml": (frozenset({"ignore", "situation_cues", "military_objects", "remnants"}),
                         frozenset({"label", "description", "triggers", "weak",
                                    "requires_harm"})),
-    "weapons.toml": (frozenset(), frozenset({"aliases", "family", "category", "wide_area"})),
-    "targets.toml": (frozenset(), frozenset({"aliases", "protected", "crowded"})),
+    "weapons.toml": (frozenset(), frozenset({"aliases", "family", "category", "wide_area",
+                                             "generic"})),
+    "targets.toml": (frozenset(), frozenset({"aliases", "protected", "crowded", "generic",
+                                             "setting"})),
     "sources.toml": (frozenset(), frozenset({"label", "markers"})),
     "actors.toml": (frozenset(), frozenset({"label", "forces", "state_words", "enemy",
                                             "verbs"})),
@@ -161,6 +167,13 @@ def _strings(value: Any, where: str) -> tuple[str, ...]:
     return tuple(v.lower().strip() for v in value if v.strip())
 
 
+@cache
+def shipped_vocabulary() -> Vocabulary:
+    """The vocabulary shipped with casebuilder, loaded once per process (for stages that only
+    read its facts: which weapons are generic, which targets protected)."""
+    return load_vocabulary()
+
+
 def load_vocabulary(directory: Path = VOCAB_DIR) -> Vocabulary:
     """Load and check every vocabulary file in ``directory``."""
     blobs: list[bytes] = []
@@ -198,13 +211,16 @@ def load_vocabulary(directory: Path = VOCAB_DIR) -> Vocabulary:
                                aliases=_strings(entry.get("aliases", []),
                                                 f"weapons.toml [{name}] aliases"),
                                family=str(entry.get("family", "")), category=category,
-                               wide_area=bool(entry.get("wide_area", False)))
+                               wide_area=bool(entry.get("wide_area", False)),
+                               generic=bool(entry.get("generic", False)))
     targets = {
         name: TargetType(name=name,
                          aliases=_strings(entry.get("aliases", []),
                                           f"targets.toml [{name}] aliases"),
                          protected=bool(entry.get("protected", False)),
-                         crowded=bool(entry.get("crowded", False)))
+                         crowded=bool(entry.get("crowded", False)),
+                         generic=bool(entry.get("generic", False)),
+                         setting=bool(entry.get("setting", False)))
         for name, entry in data["targets.toml"].items()
     }
     attribution = data["attribution.toml"]

@@ -24,7 +24,7 @@ from typing import Any
 
 from casebuilder.resolution.profiles import SourceIdentity, SourceProfiles, default_profiles
 from casebuilder.resolution.records import ClaimRecord
-from casebuilder.resolution.summary import Incident, figures
+from casebuilder.resolution.summary import Incident, figures, generic_weapons
 
 SUPPORTING = frozenset({"category", "killed", "injured", "place", "weapon", "target",
                         "civilian_status"})
@@ -116,8 +116,7 @@ def contradictions(incident: Incident) -> list[dict[str, Any]]:
     for c in weapon_claims:
         weapon = str(c.value["weapon"])
         causes["small arms" if weapon in SMALL_ARMS else "explosive weapons"].append(c)
-        if weapon not in {"missile", "rocket", "artillery", "aerial bomb", "drone", "gunfire",
-                          "landmine", "tank fire", "multiple rocket launcher"}:
+        if weapon not in generic_weapons():
             named[weapon].append(c)
     if len(causes) > 1:
         out.append({"aspect": "cause", "summary": "sources disagree on how the victims died",

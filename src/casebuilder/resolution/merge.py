@@ -28,14 +28,15 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cache
 
+from casebuilder.extraction.vocabulary import shipped_vocabulary
 from casebuilder.gazetteer import distance_km
+from casebuilder.gazetteer.model import precision_rank
 from casebuilder.model.partial_date import PartialDate
 
 CELL_DEGREES = 0.1  # about 11 km north-south, 7 km east-west at Ukraine's latitudes
 REPORT_SLACK_DAYS = 2
-GENERIC_TARGETS = frozenset({"residential building", "public space", "vehicle",
-                             "bridge or road", "industrial site", "shelter"})
 COARSE = frozenset({"region", "country"})  # placed only at region or country level
 _REACH_KM = {"point": 3.0, "district": 6.0, "settlement": 12.0, "region": 150.0,
              "country": 1500.0}
@@ -92,14 +93,18 @@ class Cluster:
             self._anchor = member
 
 
+@cache
+def setting_targets() -> frozenset[str]:
+    """Target types that may only be an attack's setting, so naming different ones never keeps
+    two reports apart (targets.toml ``setting``)."""
+    return frozenset(t.name for t in shipped_vocabulary().targets.values() if t.setting)
+
+
 def _anchor_rank(m: MergeCandidate) -> tuple[float, int, str]:
-    rank = float(_PRECISION_ORDER.get(m.precision, 9))
-    if m.precision == "district" and m.uncertainty_km > 5:
-        rank = 2.5  # a village placed at its hromada's centre is coarser than a located town
+    # the gazetteer's one rule (a village placed at its hromada's centre is coarser than a
+    # located town)
+    rank = precision_rank(m.precision, m.uncertainty_km)
     return (rank, m.when.days if m.when else 10_000, m.order)
-
-
-_PRECISION_ORDER = {"point": 0, "district": 1, "settlement": 2, "region": 3, "country": 4}
 
 
 def _cell(lat: float, lon: float) -> tuple[int, int]:
@@ -163,7 +168,8 @@ def date_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
 
 
 def what_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
-    specific_a, specific_b = a.targets - GENERIC_TARGETS, b.targets - GENERIC_TARGETS
+    settings = setting_targets()
+    specific_a, specific_b = a.targets - settings, b.targets - settings
     # A siege touches many objects; two attacks on different specific objects are two attacks.
     if specific_a and specific_b and not specific_a & specific_b and not (
             a.situation and b.situation):

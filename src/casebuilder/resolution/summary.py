@@ -13,16 +13,21 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from casebuilder.extraction.vocabulary import shipped_vocabulary
+from casebuilder.gazetteer.model import precision_rank
 from casebuilder.model.partial_date import PartialDate
 from casebuilder.model.terms import CATEGORY_ORDER
 from casebuilder.resolution.records import ClaimRecord, MentionRecord
 
-PRECISION_RANK = {"point": 0, "district": 1, "settlement": 2, "region": 3, "country": 4}
-#: Weapons named only by family, less specific than a named system.
-GENERIC_WEAPONS = frozenset({"missile", "rocket", "artillery", "aerial bomb", "drone",
-                             "gunfire", "landmine", "tank fire", "multiple rocket launcher"})
-GENERIC_TARGETS = frozenset({"residential building", "public space", "vehicle",
-                             "bridge or road", "industrial site"})
+
+def generic_weapons() -> frozenset[str]:
+    """Weapons named only by family, less specific than a named system (weapons.toml)."""
+    return frozenset(w.name for w in shipped_vocabulary().weapons.values() if w.generic)
+
+
+def generic_targets() -> frozenset[str]:
+    """Target types that say little about what was hit (targets.toml)."""
+    return frozenset(t.name for t in shipped_vocabulary().targets.values() if t.generic)
 
 
 @dataclass(frozen=True)
@@ -99,12 +104,8 @@ def best_place(incident: Incident) -> tuple[str, dict[str, Any] | None]:
 def _rank(place: dict[str, Any] | None) -> tuple[float, float]:
     if place is None:
         return 9.0, 0.0
-    precision = str(place.get("precision"))
     uncertainty = float(place.get("uncertainty_km") or 0.0)
-    rank = float(PRECISION_RANK.get(precision, 9))
-    if precision == "district" and uncertainty > 5:
-        rank = 2.5  # placed at its hromada's centre: coarser than a located town
-    return rank, uncertainty
+    return precision_rank(str(place.get("precision")), uncertainty), uncertainty
 
 
 def dates(incident: Incident) -> tuple[PartialDate | None, str]:
@@ -242,11 +243,11 @@ def _ranked_values(incident: Incident, kind: str, key: str, generic: frozenset[s
 
 def weapons(incident: Incident) -> list[str]:
     """Every weapon named, named systems before families, most often named first."""
-    return _ranked_values(incident, "weapon", "weapon", GENERIC_WEAPONS)
+    return _ranked_values(incident, "weapon", "weapon", generic_weapons())
 
 
 def targets(incident: Incident) -> list[str]:
-    return _ranked_values(incident, "target", "target_type", GENERIC_TARGETS)
+    return _ranked_values(incident, "target", "target_type", generic_targets())
 
 
 def perpetrators(incident: Incident) -> list[dict[str, Any]]:
