@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
 
@@ -75,3 +76,36 @@ def test_source_profiles_load():
     profiles = load_profiles()
     assert profiles.kinds["official"].reliability in "ABCDEF"
     assert profiles.for_source("someone", "no such kind").reliability == "F"
+
+
+def test_a_misspelt_key_stops_casebuilder_extract_naming_file_line_and_key(tmp_path):
+    """The audit's case: a category whose ``triggers`` key is spelt ``trigers`` loaded with no
+    triggers and no error. Now the command stops before reading anything."""
+    import os
+    import shutil
+    import subprocess
+    import sys
+
+    repo = Path(__file__).resolve().parents[2]
+    copy = tmp_path / "package"
+    shutil.copytree(repo / "src" / "casebuilder", copy / "casebuilder",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    categories = copy / "casebuilder" / "extraction" / "vocab" / "categories.toml"
+    text = categories.read_text(encoding="utf-8")
+    line = next(n for n, row in enumerate(text.splitlines(), 1)
+                if row.startswith("triggers ="))
+    categories.write_text(text.replace("\ntriggers =", "\ntrigers =", 1), encoding="utf-8")
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CASEBUILDER_")
+           or k == "CASEBUILDER_CACHE"}
+    env["PYTHONPATH"] = str(copy)
+    report = tmp_path / "report.txt"
+    report.write_text("A shell hit the market in Kherson, killing two.\n")
+    home = tmp_path / "home"
+    run = [sys.executable, "-m", "casebuilder", "--home", str(home)]
+    subprocess.run([*run, "ingest", "--no-extract", str(report)], env=env, check=True,
+                   capture_output=True)
+    done = subprocess.run([*run, "extract"], env=env, capture_output=True, text=True,
+                          check=False)
+    assert done.returncode == 2, done.stdout + done.stderr
+    assert f"categories.toml:{line}" in done.stderr and "'trigers'" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
