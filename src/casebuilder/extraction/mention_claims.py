@@ -1,0 +1,346 @@
+"""The claims one sentence adds to the incident mention it joins.
+
+Every value a sentence gives a mention (its categories, the mention's place, its dates, tolls,
+weapons, targets, who is said to have acted, denials, military objectives, civilian status and
+dates relative to other events) becomes a :class:`~casebuilder.extraction.claims.Claim` with
+the offsets of its words, the sentence quoted, the sentence's source and the rule that took it.
+One step of :mod:`casebuilder.extraction.mentions`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from casebuilder.extraction.claims import Claim, IncidentMention, Provenance, SourceText
+from casebuilder.extraction.dates import find_relative_events, resolve_anchor
+from casebuilder.extraction.facts import SentenceFacts, same_place, unique
+from casebuilder.extraction.harm_words import HarmWords
+from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
+from casebuilder.extraction.reading import DocumentReading
+from casebuilder.extraction.text import Sentence, TextAnalyser, Token
+from casebuilder.extraction.vocabulary import Vocabulary
+from casebuilder.gazetteer import Place, ToponymMention
+from casebuilder.model.lexicon import Lexicon
+
+#: Adds one claim of the sentence at hand: kind, value, start, end, rule.
+AddClaim = Callable[[str, dict[str, Any], int, int, str], None]
+
+
+@dataclass(frozen=True)
+class ValueOwners:
+    """Which of the fine event places a sentence names each of its values belongs to.
+
+    Values split between places only when every place has a value nearer to it than to any
+    other ("five killed in Kramatorsk, while shelling in Sloviansk injured two"). Otherwise
+    the values are shared: "shelled Kramatorsk and Sloviansk with Smerch rockets, killing
+    three" gives one weapon and one toll for both, so neither place loses them, and the toll
+    records the places it was given for (``shared_by``) so it is never read as each place's
+    own."""
+
+    places: tuple[tuple[ToponymMention, Place], ...]
+    split: bool
+    shared_by: list[str]
+
+    @classmethod
+    def of(cls, fact: SentenceFacts, lexicon: Lexicon) -> ValueOwners:
+        kinds = lexicon.words("fine_place_kinds")
+        places = tuple((t, p) for t, p, role in fact.places if role == "event"
+                       and p.feature_kind in kinds)
+        distinct = {p.gazetteer_id for _, p in places}
+        owners = cls(places, False, [])
+        measures = lexicon.words("casualty_measures")
+        positions = [f.start for f in fact.figures if f.measure in measures]
+        positions += [w.start for w in fact.weapons] + [t.start for t in fact.targets]
+        if len(distinct) < 2:
+            return owners
+        if {owners._nearest(p).gazetteer_id for p in positions} == distinct:
+            return cls(places, True, [])
+        return cls(places, False, [name for name, _ in unique([(t.text, p)
+                                                               for t, p in places])])
+
+    def _nearest(self, start: int) -> Place:
+        return min(self.places, key=lambda tp: min(abs(start - tp[0].start),
+                                                    abs(start - tp[0].end)))[1]
+
+    def owner(self, start: int) -> Place | None:
+        """The place a value at ``start`` belongs to; None when it is shared by all."""
+        return self._nearest(start) if self.split else None
+
+
+class ClaimWriter:
+    """Turns the facts of a sentence into claims of a mention. Build once, reuse."""
+
+    def __init__(self, analyser: TextAnalyser, vocabulary: Vocabulary, harm: HarmWords
+                 ) -> None:
+        self.vocabulary = vocabulary
+        self.lexicon = vocabulary.lexicon
+        self.harm = harm
+        self._enemy = PhraseMatcher(analyser, [(w, "enemy") for w in vocabulary.enemy_words])
+
+    @staticmethod
+    def _adder(mention: IncidentMention, fact: SentenceFacts, source: SourceText) -> AddClaim:
+        s = fact.sentence
+
+        def claim(kind: str, value: dict[str, Any], start: int, end: int, rule: str) -> None:
+            mention.claims.append(Claim(kind, value, Provenance(source.item_id, start, end,
+                                                                 s.text, s.start, s.end),
+                                        fact.attribution, rule))
+        return claim
+
+    def add_setting_claims(self, mention: IncidentMention, setting: SentenceFacts,
+                           source: SourceText) -> None:
+        """Where and when from the sentence that set the scene, cited to its own words."""
+        claim = self._adder(mention, setting, source)
+        if mention.place is not None:
+            for toponym, place, role in setting.places:
+                if place.gazetteer_id == mention.place.gazetteer_id:
+                    claim("place", {"name": toponym.text, "gazetteer_id": place.gazetteer_id,
+                                    "role": role}, toponym.start, toponym.end, "place-setting")
+                    break
+        for d in setting.dates:
+            if d.role == "event":
+                claim("date", {"iso": d.value.iso(), "precision": d.value.precision,
+                               "expression": d.expression, "role": d.role, "distance": 0},
+                      d.start, d.end, "date-setting")
+
+    def add_claims(self, mention: IncidentMention, fact: SentenceFacts,
+                   reading: DocumentReading) -> None:
+        """Every value of the sentence the mention takes."""
+        s = fact.sentence
+        claim = self._adder(mention, fact, reading.source)
+        self._same_day_date(mention, fact, reading, claim)
+        mention.paragraph_last = max(mention.paragraph_last, s.paragraph)
+        mention.sentence_last = max(mention.sentence_last, s.index)
+        before = len(mention.claims)
+        self._category_claims(mention, fact, claim)
+        self._place_claim(mention, fact, claim)
+        self._date_claims(fact, claim)
+        owners = ValueOwners.of(fact, self.lexicon)
+
+        def mine(start: int) -> bool:
+            """In a sentence naming two places ("five killed in Kramatorsk, while shelling in
+            Sloviansk injured two"), a value belongs to the place named nearest it."""
+            found = owners.owner(start)
+            return found is None or mention.place is None or \
+                same_place(found, mention.place, self.lexicon)
+
+        self._figure_claims(mention, fact, owners, mine, claim)
+        self._weapon_claims(fact, mine, claim)
+        self._target_claims(fact, mine, claim)
+        self._perpetrator_claims(fact, claim)
+        self._objective_claims(fact, claim)
+        self._civilian_claim(fact, claim)
+        self._relative_date_claims(mention, fact, reading, claim)
+        a = fact.attribution
+        if len(mention.claims) == before and a.kind != "outlet" and a.start is not None:
+            # "'It is impossible to imagine the number of victims,' the president wrote": a
+            # named source's account of the incident with no figure or fact the rules read is
+            # still a record of who said what about it (not counted as an origin of its facts)
+            claim("statement", {"speaker": a.speaker, "verb": a.verb}, s.start, s.end,
+                  "attributed-sentence")
+
+    def _same_day_date(self, mention: IncidentMention, fact: SentenceFacts,
+                       reading: DocumentReading, claim: AddClaim) -> None:
+        """"Later that day, a drone hit Marhanets": dated by the incident before it."""
+        s = fact.sentence
+        same_day = self.lexicon.pattern("same_day_as_before").search(s.text)
+        if not same_day or any(d.role == "event" for d in fact.dates) or \
+                reading.focus_date is None or mention.event_date()[0] is not None:
+            return
+        words = same_day.group(0)
+        shift = 1 if words.lower() in self.lexicon.phrases("next_day_phrases") else 0
+        value = reading.focus_date.shifted(shift)
+        start = s.start + same_day.start()
+        claim("date", {"iso": value.iso(), "precision": value.precision, "expression": words,
+                       "role": "event", "distance": 0}, start, start + len(words),
+              "same-day-as-before")
+
+    def _category_claims(self, mention: IncidentMention, fact: SentenceFacts,
+                         claim: AddClaim) -> None:
+        situations = self.lexicon.words("situation_categories")
+        kept = situations | self.lexicon.words("siege_harm_categories")
+        for category, matches in fact.categories.items():
+            if mention.situation and category not in kept:
+                continue  # a siege's bombardment belongs to it; a killing is its own incident
+            if not mention.situation and category in situations:
+                continue  # "during the evacuation", "the besieged city": the setting
+            m = matches[0]
+            weak = all(self.harm.weak_phrase(category, x.phrase) for x in matches)
+            claim("category", {"category": category, "trigger": m.phrase, "weak": weak},
+                  m.start, m.end, "trigger-word")
+
+    @staticmethod
+    def _place_claim(mention: IncidentMention, fact: SentenceFacts, claim: AddClaim) -> None:
+        if mention.place is None:
+            return
+        for toponym, place, role in fact.places:
+            if place.gazetteer_id == mention.place.gazetteer_id:
+                claim("place", {"name": toponym.text, "gazetteer_id": place.gazetteer_id,
+                                "role": role}, toponym.start, toponym.end, f"place-{role}")
+                break
+
+    def _date_claims(self, fact: SentenceFacts, claim: AddClaim) -> None:
+        s = fact.sentence
+        possessive = self.lexicon.words("possessive_marks")
+        triggers = [m for matches in fact.categories.values() for m in matches] + fact.weapons
+        for d in fact.dates:
+            distance = min((abs(d.start - m.end) if d.start >= m.end else abs(m.start - d.end)
+                            for m in triggers), default=999)
+            if s.text[d.end - s.start : d.end - s.start + 2] in possessive:
+                distance = -1  # "Friday's missile strike": the day the text gives the attack
+            claim("date", {"iso": d.value.iso(), "precision": d.value.precision,
+                           "expression": d.expression, "role": d.role,
+                           "distance": distance}, d.start, d.end, d.rule)
+
+    def _figure_claims(self, mention: IncidentMention, fact: SentenceFacts,
+                       owners: ValueOwners, mine: Callable[[int], bool],
+                       claim: AddClaim) -> None:
+        measures = self.lexicon.words("casualty_measures")
+        for figure in fact.figures:
+            if figure.measure not in measures:
+                continue
+            if figure.cumulative and not mention.situation:
+                continue
+            if not mine(figure.start):
+                continue
+            claim(figure.measure, {"low": figure.low, "high": figure.high,
+                                   "qualifier": figure.qualifier,
+                                   "population": figure.population,
+                                   "subgroup": figure.subgroup,
+                                   "cumulative": figure.cumulative, "text": figure.text,
+                                   "earlier_report": figure.rule == "reported-earlier"
+                                   or "earlier" in figure.rule,
+                                   "shared_by": owners.shared_by},
+                  figure.start, figure.end, f"figure-{figure.rule}")
+
+    def _weapon_claims(self, fact: SentenceFacts, mine: Callable[[int], bool],
+                       claim: AddClaim) -> None:
+        seen: set[str] = set()
+        for w in fact.weapons:
+            if w.payload not in seen and mine(w.start):
+                seen.add(w.payload)
+                weapon = self.vocabulary.weapons[w.payload]
+                claim("weapon", {"weapon": weapon.name, "family": weapon.family,
+                                 "wide_area": weapon.wide_area, "words": w.phrase},
+                      w.start, w.end, "weapon-word")
+
+    def _target_claims(self, fact: SentenceFacts, mine: Callable[[int], bool],
+                       claim: AddClaim) -> None:
+        seen: set[str] = set()
+        # A place named where no harm is told ("people were sheltering in the theatre", "graves
+        # dug in the village cemetery") is kept, marked as the setting: merging does not take
+        # it for what was hit
+        setting = not (fact.eventful or fact.weapons)
+        for t in fact.targets:
+            if t.payload not in seen and mine(t.start):
+                seen.add(t.payload)
+                target = self.vocabulary.targets[t.payload]
+                claim("target", {"target_type": target.name, "protected": target.protected,
+                                 "words": t.phrase, **({"setting": True} if setting else {})},
+                      t.start, t.end, "target-word")
+
+    def _civilian_claim(self, fact: SentenceFacts, claim: AddClaim) -> None:
+        s = fact.sentence
+        civilian = self.lexicon.words("civilian_words")
+        populations = self.lexicon.words("civilian_populations")
+        if any(w in civilian for w in s.words()) or any(
+                f.population in populations for f in fact.figures):
+            word = next((t for t in s.tokens if t.lower in civilian), s.tokens[0])
+            claim("civilian_status", {"civilian": True, "words": word.text}, word.start,
+                  word.end, "civilian-word")
+
+    def _relative_date_claims(self, mention: IncidentMention, fact: SentenceFacts,
+                              reading: DocumentReading, claim: AddClaim) -> None:
+        s = fact.sentence
+        for relative in find_relative_events(s.text, base=s.start):
+            claim("relative_date", {"expression": relative.expression,
+                                    "days_offset": relative.days_offset,
+                                    "direction": relative.direction},
+                  relative.start, relative.end, "relative-event")
+            anchor = reading.anchor_date
+            if anchor is not None and relative.direction == "after" and \
+                    mention.event_date()[0] is None and mention.place is not None and any(
+                        t.start > relative.end and same_place(p, mention.place, self.lexicon)
+                        for t, p, _ in fact.places):
+                # "The strike came a day after an air attack near Barvinkove": the air attack
+                # is dated from the strike the report is about.
+                value = resolve_anchor(-relative.days_offset, anchor)
+                claim("date", {"iso": value.iso(), "precision": value.precision,
+                               "expression": relative.expression, "role": "event"},
+                      relative.start, relative.end, "relative-to-main-event")
+
+    # -- who acted, who denies, what was the target ---------------------------------------
+    def _perpetrator_claims(self, fact: SentenceFacts, claim: AddClaim) -> None:
+        a = fact.attribution
+        speaker_party = a.party
+        tokens = list(fact.sentence.tokens)
+        parties = self.vocabulary.parties
+        for actor in fact.actors:
+            if a.start is not None and a.end is not None and a.start <= actor.start < a.end:
+                continue  # "Russia's defence ministry said": the speaker, not an actor
+            if not self._acts(tokens, actor):
+                continue
+            party = actor.payload
+            if fact.denial and party == speaker_party:
+                continue  # "denied that its forces ...": the denial says it, below
+            claim("perpetrator", {"party": party, "label": parties[party].label,
+                                  "words": actor.phrase, "competing": fact.denial},
+                  actor.start, actor.end,
+                  "actor-phrase" if not fact.denial else "counter-accusation")
+        for enemy in self._enemy.find(tokens):
+            opponents = self.vocabulary.opponents.get(speaker_party or "", ())
+            if len(opponents) == 1 and self._acts(tokens, enemy):
+                claim("perpetrator", {"party": opponents[0],
+                                      "label": parties[opponents[0]].label,
+                                      "words": enemy.phrase, "competing": False},
+                      enemy.start, enemy.end, "enemy-of-speaker")
+        if fact.denial and self._denies_responsibility(fact):
+            verb = next((t for t in fact.sentence.tokens
+                         if self.vocabulary.evidentiality_verbs.get(t.lower) == "denied"),
+                        fact.sentence.tokens[0])
+            claim("denial", {"party": speaker_party, "speaker": a.speaker,
+                             "words": verb.text}, verb.start, verb.end, "denial-verb")
+
+    def _acts(self, tokens: list[Token], actor: PhraseMatch[str]) -> bool:
+        """Is the party named the one said to act? ("Russian troops opened fire", "a
+        Russian missile", "killed by Russian shelling"; not "Ukrainian soldiers removed
+        bodies")."""
+        agency = self.vocabulary.agency_verbs
+        if actor.phrase.split()[-1] in agency:
+            return True
+        if actor.first > 0 and tokens[actor.first - 1].lower == "by":
+            return True
+        after = [t.lower for t in tokens[actor.last : actor.last + 5]]
+        return any(w in agency for w in after)
+
+    def _denies_responsibility(self, fact: SentenceFacts) -> bool:
+        """A denial of the attack itself, not a correction of details."""
+        words = set(fact.sentence.words())
+        return bool(words & self.lexicon.words("denied_deed_words")) or \
+            fact.attribution.party is not None
+
+    def objective_words(self, sentence: Sentence) -> list[Token]:
+        """Words for military things a source may say were the target."""
+        objective = self.lexicon.words("military_objective_words")
+        return [t for t in sentence.tokens if t.lower in objective]
+
+    def _objective_claims(self, fact: SentenceFacts, claim: AddClaim) -> None:
+        words = self.objective_words(fact.sentence)
+        if not words:
+            return
+        lowered = fact.sentence.words()
+        negated = any(w in self.lexicon.words("negations") for w in lowered)
+        targets_word = any(w in self.lexicon.words("targeting_words") for w in lowered)
+        presence = self.lexicon.words("military_presence_words")
+        if negated and any(t.lower in presence for t in words):
+            first = words[0]
+            claim("no_military_objective", {"words": first.text}, first.start, first.end,
+                  "negated-military-word")
+        elif targets_word and \
+                fact.attribution.kind in self.lexicon.words("objective_claimant_kinds"):
+            first = words[0]
+            claim("military_objective", {"words": first.text, "claimed_by":
+                                         fact.attribution.speaker}, first.start, first.end,
+                  "claimed-target")
