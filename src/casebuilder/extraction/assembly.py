@@ -1,7 +1,9 @@
 """Assembling a document's incident mentions from its sentences, in reading order.
 
-A sentence that reports harm starts or joins an incident mention: where it goes is decided by
-the rule table ``vocab/rules/sentence_mentions.toml`` (its own places, the mention the
+A sentence that reports harm starts or joins an incident mention. Whether the settlements it
+names say where, or only who speaks ("according to the Belgorod governor"), is decided by the
+rule table ``vocab/rules/speaker_places.toml``; where the sentence goes, by
+``vocab/rules/sentence_mentions.toml`` (its own places, the mention the
 paragraph is about, the besieged city, the place the whole report is about, a village no
 gazetteer knows ...). A sentence with no harm of its own may still add to the mention in
 focus ("He said five children were among the dead"): ``vocab/rules/joins_the_focus.toml``
@@ -33,6 +35,9 @@ from casebuilder.model.partial_date import PartialDate
 DESTINATIONS = ("own_places", "besieged_city", "aftermath", "at_focus_place", "focus",
                 "document_place", "unknown_place", "pending")
 TARGET_TABLE = "sentence_mentions"
+#: Whether the places a sentence of harm names say where, or only who speaks.
+SPEAKING = ("place", "who_speaks")
+SPEAKER_TABLE = "speaker_places"
 #: Whether a sentence without harm of its own adds to the mention in focus.
 JOINING = ("joins", "apart")
 JOIN_TABLE = "joins_the_focus"
@@ -77,6 +82,20 @@ def _elsewhere(c: MentionContext, wanted: bool) -> bool:
 
 def _kind_differs(c: MentionContext, wanted: bool) -> bool:
     return (c.focus is not None and c.fact.situation != c.focus.situation) is wanted
+
+
+def _focus_adjacent(c: MentionContext, wanted: bool) -> bool:
+    focus = c.focus
+    found = focus is not None and c.fact.sentence.index - focus.sentence_last <= 1
+    return found is wanted
+
+
+def _in_focus_paragraph_or_region(c: MentionContext, wanted: bool) -> bool:
+    focus = c.focus
+    found = focus is not None and (
+        c.fact.sentence.paragraph == focus.paragraph_last or focus.place is None or
+        all(p.admin1 == focus.place.admin1 for _, p in c.places))
+    return found is wanted
 
 
 def _situation_known_at_focus(c: MentionContext, wanted: bool) -> bool:
@@ -128,6 +147,14 @@ MENTION_PREDICATES: dict[str, Predicate[MentionContext]] = {p.name: p for p in (
               _flag(lambda c: f.unknown_place(c.fact, c.lexicon, speaker_ok=True) is not None)),
     Predicate("one_attack_told", "it tells one attack: no country's or month's total", "bool",
               _flag(lambda c: f.one_attack_told(c.fact, c.lexicon))),
+    Predicate("only_speaker_places", "every settlement it names is part of who speaks or "
+              "which office acts", "bool",
+              _flag(lambda c: f.only_speaker_places(c.fact, c.lexicon))),
+    Predicate("focus_adjacent", "the mention in focus was added to by the sentence just "
+              "before", "bool", _focus_adjacent),
+    Predicate("in_focus_paragraph_or_region", "it is in the focus's paragraph, or the focus "
+              "has no known place, or every place it names lies in the focus's region",
+              "bool", _in_focus_paragraph_or_region),
 )}
 
 
@@ -207,6 +234,8 @@ FOCUS_PREDICATES: dict[str, Predicate[FocusContext]] = {p.name: p for p in (
 def load_assembly_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     rules = vocabulary.directory / "rules"
     return {
+        SPEAKER_TABLE: load_rule_table(rules / f"{SPEAKER_TABLE}.toml", MENTION_PREDICATES,
+                                       SPEAKING, vocabulary.lexicon),
         TARGET_TABLE: load_rule_table(rules / f"{TARGET_TABLE}.toml", MENTION_PREDICATES,
                                       DESTINATIONS, vocabulary.lexicon),
         JOIN_TABLE: load_rule_table(rules / f"{JOIN_TABLE}.toml", FOCUS_PREDICATES, JOINING,
@@ -311,8 +340,6 @@ class Assembly:
             places = self.event_places(self.setting)
             from_setting = bool(places)
         if places and self._only_who_speaks(fact, places):
-            # "according to the Belgorod governor", or "The Bryansk governor said" opening
-            # the next paragraph about an attack in his region: who says, not where
             places = []
         self._date_the_anchor()
         if fact.eventful or (situation_only and (places or self.focus is not None)):
@@ -331,12 +358,11 @@ class Assembly:
             not self._focus_in_paragraph(fact)
 
     def _only_who_speaks(self, fact: SentenceFacts, places: list[Placed]) -> bool:
-        focus = self.focus
-        if focus is None or not f.only_speaker_places(fact, self.lexicon) or \
-                fact.sentence.index - focus.sentence_last > 1:
-            return False
-        return fact.sentence.paragraph == focus.paragraph_last or focus.place is None or \
-            all(p.admin1 == focus.place.admin1 for _, p in places)
+        """"according to the Belgorod governor", or "The Bryansk governor said" opening the
+        next paragraph about an attack in his region: who says, not where."""
+        s = fact.sentence
+        return self.reading.decide(SPEAKER_TABLE, MentionContext(self, fact, places), s.start,
+                                   s.end).outcome == "who_speaks"
 
     def _date_the_anchor(self) -> None:
         if self.reading.anchor_date is None and self.mentions:

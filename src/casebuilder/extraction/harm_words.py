@@ -41,7 +41,7 @@ EXPLOSIVE = "explosive_attack"
 
 @dataclass
 class SentenceSignals:
-    """What the harm-word predicates read about one sentence."""
+    """What the harm-word predicates read about one sentence (see :meth:`of`)."""
 
     tokens: Sequence[Token]
     weapons: list[PhraseMatch[str]]
@@ -49,47 +49,35 @@ class SentenceSignals:
     figures: list[CasualtyFigure]
     matches: list[PhraseMatch[str]]  # the category words, not overlapping
     words: HarmWords
+    lexicon: Lexicon
+    lowered: frozenset[str]  # the sentence's words, lower-cased
+    harm: bool  # a figure says someone was killed, injured or hurt (more than none)
+    victims: bool  # harm, or a civilian word
+    killed: list[CasualtyFigure]  # figures of more than none killed
+    civilian_targets: list[PhraseMatch[str]]
+    explosive: list[PhraseMatch[str]]  # the explosive weapons named
+    strong: frozenset[str]  # the categories a strong (not weak) word of the sentence names
     #: The categories whose words the word table kept, by category (see the sentence table).
     kept: dict[str, list[PhraseMatch[str]]] = field(default_factory=dict)
 
-    @property
-    def lexicon(self) -> Lexicon:
-        return self.words.lexicon
+    @classmethod
+    def of(cls, tokens: Sequence[Token], weapons: list[PhraseMatch[str]],
+           targets: list[PhraseMatch[str]], figures: list[CasualtyFigure],
+           matches: list[PhraseMatch[str]], words: HarmWords) -> SentenceSignals:
+        lexicon = words.lexicon
+        lowered = frozenset(t.lower for t in tokens)
+        measures = lexicon.words("harm_measures")
+        harm = any(f.measure in measures and (f.low or 0) > 0 for f in figures)
+        other = lexicon.words("targets_not_civilian")
+        kinds = words.vocabulary.weapons
+        return cls(tokens, weapons, targets, figures, matches, words, lexicon, lowered, harm,
+                   harm or not lowered.isdisjoint(lexicon.words("civilian_words")),
+                   [f for f in figures if f.measure == "killed" and (f.low or 0) > 0],
+                   [t for t in targets if t.payload.lower() not in other],
+                   [w for w in weapons if kinds[w.payload].category == EXPLOSIVE],
+                   frozenset(m.payload for m in matches if not words.weak(m)))
 
-    @cached_property
-    def lowered(self) -> frozenset[str]:
-        return frozenset(t.lower for t in self.tokens)
-
-    @cached_property
-    def harm(self) -> bool:
-        """A figure says someone was killed, injured or hurt (more than none)."""
-        measures = self.lexicon.words("harm_measures")
-        return any(f.measure in measures and (f.low or 0) > 0 for f in self.figures)
-
-    @cached_property
-    def victims(self) -> bool:
-        return self.harm or bool(self.lowered & self.lexicon.words("civilian_words"))
-
-    @cached_property
-    def killed(self) -> list[CasualtyFigure]:
-        return [f for f in self.figures if f.measure == "killed" and (f.low or 0) > 0]
-
-    @cached_property
-    def civilian_targets(self) -> list[PhraseMatch[str]]:
-        other = self.lexicon.words("targets_not_civilian")
-        return [t for t in self.targets if t.payload.lower() not in other]
-
-    @cached_property
-    def explosive(self) -> list[PhraseMatch[str]]:
-        """The explosive weapons named."""
-        weapons = self.words.vocabulary.weapons
-        return [w for w in self.weapons if weapons[w.payload].category == EXPLOSIVE]
-
-    @cached_property
-    def strong(self) -> frozenset[str]:
-        """The categories a strong (not weak) word of the sentence names."""
-        return frozenset(m.payload for m in self.matches if not self.words.weak(m))
-
+    # Only the sentence table asks these, and only for a sentence with harm words left.
     @cached_property
     def military_objects(self) -> bool:
         return bool(self.words.military_objects(self.tokens))
@@ -101,26 +89,23 @@ class SentenceSignals:
 
 @dataclass(frozen=True)
 class WordContext:
-    """One category word of a sentence, for the word table."""
+    """One category word of a sentence, for the word table (see :meth:`of`)."""
 
     sentence: SentenceSignals
     match: PhraseMatch[str]
+    category: str
+    weak: bool
+    other_strong: bool  # a strong word of another category is in the sentence
+    four_before: frozenset[str]  # the four tokens before the word
+    clause_before: frozenset[str]  # the six words before it, within its clause
 
-    @property
-    def category(self) -> str:
-        return self.match.payload
-
-    @property
-    def weak(self) -> bool:
-        return self.sentence.words.weak(self.match)
-
-    @property
-    def other_strong(self) -> bool:
-        return bool(self.sentence.strong - {self.category})
-
-    def before(self, reach: int) -> list[str]:
-        tokens = self.sentence.tokens
-        return [t.lower for t in tokens[max(0, self.match.first - reach) : self.match.first]]
+    @classmethod
+    def of(cls, sentence: SentenceSignals, match: PhraseMatch[str]) -> WordContext:
+        tokens, first = sentence.tokens, match.first
+        return cls(sentence, match, match.payload, sentence.words.weak(match),
+                   bool(sentence.strong - {match.payload}),
+                   frozenset(t.lower for t in tokens[max(0, first - 4) : first]),
+                   frozenset(clause_before(tokens, first, 6, sentence.lexicon)))
 
 
 @dataclass(frozen=True)
@@ -135,16 +120,11 @@ class CategoryContext:
 
 
 def _flag(read: Callable[[Any], bool]) -> Callable[[Any, Any], bool]:
-    return lambda c, wanted: read(c) is wanted
+    return lambda c, wanted: bool(read(c)) is wanted
 
 
-def _signal(name: str) -> Callable[[Any, Any], bool]:
-    """A yes/no fact about the whole sentence, for either table."""
-    return lambda c, wanted: bool(getattr(c.sentence, name)) is wanted
-
-
-def _motive_before(c: WordContext, words: frozenset[str]) -> bool:
-    return bool(set(c.before(4)) & words)
+def _within_4_before(c: WordContext, words: frozenset[str]) -> bool:
+    return not c.four_before.isdisjoint(words)
 
 
 def _word_before(c: WordContext, words: frozenset[str]) -> bool:
@@ -152,8 +132,7 @@ def _word_before(c: WordContext, words: frozenset[str]) -> bool:
 
 
 def _clause_before(c: WordContext, words: frozenset[str]) -> bool:
-    return bool(words & set(clause_before(c.sentence.tokens, c.match.first, 6,
-                                          c.sentence.lexicon)))
+    return not c.clause_before.isdisjoint(words)
 
 
 def _strong_situation(c: WordContext, wanted: bool) -> bool:
@@ -205,11 +184,13 @@ WORD_PREDICATES: dict[str, Predicate[WordContext]] = {p.name: p for p in (
     Predicate("phrase", "the word (or phrase) itself is one of", "words",
               lambda c, words: c.match.phrase in words),
     Predicate("harm", "a figure says someone was killed, injured or hurt", "bool",
-              _signal("harm")),
+              _flag(lambda c: c.sentence.harm)),
     Predicate("victims", "harm is told, or a civilian word is in the sentence", "bool",
-              _signal("victims")),
-    Predicate("weapons", "the sentence names a weapon", "bool", _signal("weapons")),
-    Predicate("targets", "the sentence names a target type", "bool", _signal("targets")),
+              _flag(lambda c: c.sentence.victims)),
+    Predicate("weapons", "the sentence names a weapon", "bool",
+              _flag(lambda c: c.sentence.weapons)),
+    Predicate("targets", "the sentence names a target type", "bool",
+              _flag(lambda c: c.sentence.targets)),
     Predicate("other_strong", "a strong word of another category is in the sentence", "bool",
               _flag(lambda c: c.other_strong)),
     Predicate("strong_situation", "a strong word of a situation category is in the "
@@ -224,7 +205,7 @@ WORD_PREDICATES: dict[str, Predicate[WordContext]] = {p.name: p for p in (
     Predicate("in_sentence", "one of these is a word of the sentence", "words",
               lambda c, words: bool(c.sentence.lowered & words)),
     Predicate("within_4_before", "one of these is among the four tokens before the word",
-              "words", _motive_before),
+              "words", _within_4_before),
     Predicate("word_before", "the token just before the word is one of", "words",
               _word_before),
     Predicate("clause_before_6", "one of these is in the six words before, within the "
@@ -238,20 +219,20 @@ SENTENCE_PREDICATES: dict[str, Predicate[CategoryContext]] = {p.name: p for p in
               "bool", _flag(lambda c: c.by_weapon)),
     Predicate("all_weak", "every word kept for the category is a weak one", "bool", _all_weak),
     Predicate("harm", "a figure says someone was killed, injured or hurt", "bool",
-              _signal("harm")),
+              _flag(lambda c: c.sentence.harm)),
     Predicate("victims", "harm is told, or a civilian word is in the sentence", "bool",
-              _signal("victims")),
+              _flag(lambda c: c.sentence.victims)),
     Predicate("civilian_targets", "a target type other than those of @targets_not_civilian "
-              "is named", "bool", _signal("civilian_targets")),
+              "is named", "bool", _flag(lambda c: c.sentence.civilian_targets)),
     Predicate("populated", "a word for a populated place is in the sentence "
               "(@populated_place_words)", "bool",
               lambda c, wanted: bool(c.sentence.lowered & c.sentence.lexicon.words(
                   "populated_place_words")) is wanted),
     Predicate("military_objects", "military things are named as harmed, not as the ones "
               "who act (categories.toml military_objects)", "bool",
-              _signal("military_objects")),
+              _flag(lambda c: c.sentence.military_objects)),
     Predicate("remnants", "words of a weapon's remains are in the sentence (categories.toml "
-              "remnants)", "bool", _signal("remnants")),
+              "remnants)", "bool", _flag(lambda c: c.sentence.remnants)),
     Predicate("only_explosive_kept", "the word table kept no word of a category other than "
               "an explosive attack", "bool", _only_explosive_kept),
     Predicate("strong_besides_explosive", "a strong word of a category other than an "
@@ -306,10 +287,10 @@ class HarmWords:
                       matches: list[PhraseMatch[str]] | None = None,
                       ) -> dict[str, list[PhraseMatch[str]]]:
         """The categories of harm the sentence reports, each with the words that say so."""
-        signals = SentenceSignals(tokens, weapons, targets, figures,
-                                  self.find(tokens) if matches is None else matches, self)
+        signals = SentenceSignals.of(tokens, weapons, targets, figures,
+                                     self.find(tokens) if matches is None else matches, self)
         for match in signals.matches:
-            decision = reading.decide(WORD_TABLE, WordContext(signals, match), match.start,
+            decision = reading.decide(WORD_TABLE, WordContext.of(signals, match), match.start,
                                       match.end)
             if decision.outcome == "harm":
                 signals.kept.setdefault(match.payload, []).append(match)

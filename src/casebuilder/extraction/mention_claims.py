@@ -4,6 +4,9 @@ Every value a sentence gives a mention (its categories, the mention's place, its
 weapons, targets, who is said to have acted, denials, military objectives, civilian status and
 dates relative to other events) becomes a :class:`~casebuilder.extraction.claims.Claim` with
 the offsets of its words, the sentence quoted, the sentence's source and the rule that took it.
+Whether a mention takes a category, a figure, a weapon or a target of its sentence is decided
+by the rule table ``vocab/rules/mention_values.toml`` (a siege does not take a killing, one
+attack does not take a running total, a value named nearer another place is that place's).
 One step of :mod:`casebuilder.extraction.mentions`.
 """
 
@@ -16,9 +19,11 @@ from typing import Any
 from casebuilder.extraction.claims import Claim, IncidentMention, Provenance, SourceText
 from casebuilder.extraction.dates import find_relative_events, resolve_anchor
 from casebuilder.extraction.facts import SentenceFacts, same_place, unique
+from casebuilder.extraction.figures import CasualtyFigure
 from casebuilder.extraction.harm_words import HarmWords
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
 from casebuilder.extraction.reading import DocumentReading
+from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
 from casebuilder.extraction.text import Sentence, TextAnalyser, Token
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import Place, ToponymMention
@@ -26,6 +31,10 @@ from casebuilder.model.lexicon import Lexicon
 
 #: Adds one claim of the sentence at hand: kind, value, start, end, rule.
 AddClaim = Callable[[str, dict[str, Any], int, int, str], None]
+#: Asks the value table whether the mention takes a value: kind, start, end, category, figure.
+Takes = Callable[..., bool]
+VALUE_TABLE = "mention_values"
+VALUE_OUTCOMES = ("take", "leave")
 
 
 @dataclass(frozen=True)
@@ -67,6 +76,52 @@ class ValueOwners:
     def owner(self, start: int) -> Place | None:
         """The place a value at ``start`` belongs to; None when it is shared by all."""
         return self._nearest(start) if self.split else None
+
+
+@dataclass(frozen=True)
+class ValueContext:
+    """One value of a sentence (a category, figure, weapon or target) and the mention that
+    may take it."""
+
+    value: str  # "category" | "figure" | "weapon" | "target"
+    mention: IncidentMention
+    owners: ValueOwners
+    lexicon: Lexicon
+    start: int
+    category: str = ""
+    figure: CasualtyFigure | None = None
+
+
+def _nearer_another_place(c: ValueContext, wanted: bool) -> bool:
+    """In a sentence naming two places ("five killed in Kramatorsk, while shelling in
+    Sloviansk injured two"), a value belongs to the place named nearest it."""
+    found = c.owners.owner(c.start) if c.value != "category" else None
+    nearer = found is not None and c.mention.place is not None and \
+        not same_place(found, c.mention.place, c.lexicon)
+    return nearer is wanted
+
+
+VALUE_PREDICATES: dict[str, Predicate[ValueContext]] = {p.name: p for p in (
+    Predicate("value", "the kind of value is one of (category, figure, weapon, target)",
+              "words", lambda c, kinds: c.value in kinds),
+    Predicate("situation_mention", "the mention is a continuing situation", "bool",
+              lambda c, wanted: c.mention.situation is wanted),
+    Predicate("category", "the category is one of", "words",
+              lambda c, words: c.category in words),
+    Predicate("measure", "the figure's measure is one of", "words",
+              lambda c, words: c.figure is not None and c.figure.measure in words),
+    Predicate("running_total", "the figure is a running or joint total", "bool",
+              lambda c, wanted: (c.figure is not None and c.figure.cumulative) is wanted),
+    Predicate("nearer_another_place", "the sentence splits its values between places, and "
+              "this one stands nearer another place than the mention's", "bool",
+              _nearer_another_place),
+)}
+
+
+def load_value_table(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
+    path = vocabulary.directory / "rules" / f"{VALUE_TABLE}.toml"
+    return {VALUE_TABLE: load_rule_table(path, VALUE_PREDICATES, VALUE_OUTCOMES,
+                                         vocabulary.lexicon)}
 
 
 class ClaimWriter:
@@ -114,21 +169,20 @@ class ClaimWriter:
         mention.paragraph_last = max(mention.paragraph_last, s.paragraph)
         mention.sentence_last = max(mention.sentence_last, s.index)
         before = len(mention.claims)
-        self._category_claims(mention, fact, claim)
-        self._place_claim(mention, fact, claim)
-        self._date_claims(fact, claim)
         owners = ValueOwners.of(fact, self.lexicon)
 
-        def mine(start: int) -> bool:
-            """In a sentence naming two places ("five killed in Kramatorsk, while shelling in
-            Sloviansk injured two"), a value belongs to the place named nearest it."""
-            found = owners.owner(start)
-            return found is None or mention.place is None or \
-                same_place(found, mention.place, self.lexicon)
+        def takes(value: str, start: int, end: int, category: str = "",
+                  figure: CasualtyFigure | None = None) -> bool:
+            context = ValueContext(value, mention, owners, self.lexicon, start, category,
+                                   figure)
+            return reading.decide(VALUE_TABLE, context, start, end).outcome == "take"
 
-        self._figure_claims(mention, fact, owners, mine, claim)
-        self._weapon_claims(fact, mine, claim)
-        self._target_claims(fact, mine, claim)
+        self._category_claims(fact, takes, claim)
+        self._place_claim(mention, fact, claim)
+        self._date_claims(fact, claim)
+        self._figure_claims(fact, owners, takes, claim)
+        self._weapon_claims(fact, takes, claim)
+        self._target_claims(fact, takes, claim)
         self._perpetrator_claims(fact, claim)
         self._objective_claims(fact, claim)
         self._civilian_claim(fact, claim)
@@ -157,16 +211,11 @@ class ClaimWriter:
                        "role": "event", "distance": 0}, start, start + len(words),
               "same-day-as-before")
 
-    def _category_claims(self, mention: IncidentMention, fact: SentenceFacts,
-                         claim: AddClaim) -> None:
-        situations = self.lexicon.words("situation_categories")
-        kept = situations | self.lexicon.words("siege_harm_categories")
+    def _category_claims(self, fact: SentenceFacts, takes: Takes, claim: AddClaim) -> None:
         for category, matches in fact.categories.items():
-            if mention.situation and category not in kept:
-                continue  # a siege's bombardment belongs to it; a killing is its own incident
-            if not mention.situation and category in situations:
-                continue  # "during the evacuation", "the besieged city": the setting
             m = matches[0]
+            if not takes("category", m.start, m.end, category=category):
+                continue
             weak = all(self.harm.weak_phrase(category, x.phrase) for x in matches)
             claim("category", {"category": category, "trigger": m.phrase, "weak": weak},
                   m.start, m.end, "trigger-word")
@@ -194,16 +243,11 @@ class ClaimWriter:
                            "expression": d.expression, "role": d.role,
                            "distance": distance}, d.start, d.end, d.rule)
 
-    def _figure_claims(self, mention: IncidentMention, fact: SentenceFacts,
-                       owners: ValueOwners, mine: Callable[[int], bool],
+    @staticmethod
+    def _figure_claims(fact: SentenceFacts, owners: ValueOwners, takes: Takes,
                        claim: AddClaim) -> None:
-        measures = self.lexicon.words("casualty_measures")
         for figure in fact.figures:
-            if figure.measure not in measures:
-                continue
-            if figure.cumulative and not mention.situation:
-                continue
-            if not mine(figure.start):
+            if not takes("figure", figure.start, figure.end, figure=figure):
                 continue
             claim(figure.measure, {"low": figure.low, "high": figure.high,
                                    "qualifier": figure.qualifier,
@@ -215,26 +259,24 @@ class ClaimWriter:
                                    "shared_by": owners.shared_by},
                   figure.start, figure.end, f"figure-{figure.rule}")
 
-    def _weapon_claims(self, fact: SentenceFacts, mine: Callable[[int], bool],
-                       claim: AddClaim) -> None:
+    def _weapon_claims(self, fact: SentenceFacts, takes: Takes, claim: AddClaim) -> None:
         seen: set[str] = set()
         for w in fact.weapons:
-            if w.payload not in seen and mine(w.start):
+            if w.payload not in seen and takes("weapon", w.start, w.end):
                 seen.add(w.payload)
                 weapon = self.vocabulary.weapons[w.payload]
                 claim("weapon", {"weapon": weapon.name, "family": weapon.family,
                                  "wide_area": weapon.wide_area, "words": w.phrase},
                       w.start, w.end, "weapon-word")
 
-    def _target_claims(self, fact: SentenceFacts, mine: Callable[[int], bool],
-                       claim: AddClaim) -> None:
+    def _target_claims(self, fact: SentenceFacts, takes: Takes, claim: AddClaim) -> None:
         seen: set[str] = set()
         # A place named where no harm is told ("people were sheltering in the theatre", "graves
         # dug in the village cemetery") is kept, marked as the setting: merging does not take
         # it for what was hit
         setting = not (fact.eventful or fact.weapons)
         for t in fact.targets:
-            if t.payload not in seen and mine(t.start):
+            if t.payload not in seen and takes("target", t.start, t.end):
                 seen.add(t.payload)
                 target = self.vocabulary.targets[t.payload]
                 claim("target", {"target_type": target.name, "protected": target.protected,

@@ -29,7 +29,7 @@ from casebuilder.extraction.assembly import MentionAssembler, load_assembly_tabl
 from casebuilder.extraction.attribution import Attribution, Attributor
 from casebuilder.extraction.claims import Claim, IncidentMention, Provenance, SourceText
 from casebuilder.extraction.dates import DateMention, DateResolver
-from casebuilder.extraction.facts import SentenceFacts, clause_before, is_situation
+from casebuilder.extraction.facts import SentenceFacts, is_situation
 from casebuilder.extraction.figures import (
     CasualtyFigure,
     find_fatality_fields,
@@ -37,7 +37,7 @@ from casebuilder.extraction.figures import (
     find_single_victims,
 )
 from casebuilder.extraction.harm_words import HarmWords, load_harm_tables
-from casebuilder.extraction.mention_claims import ClaimWriter
+from casebuilder.extraction.mention_claims import ClaimWriter, load_value_table
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
 from casebuilder.extraction.place_roles import (
     PlaceContext,
@@ -47,6 +47,19 @@ from casebuilder.extraction.place_roles import (
 from casebuilder.extraction.reading import DocumentReading, RuleTables
 from casebuilder.extraction.rules import Decision, RuleTable
 from casebuilder.extraction.text import Sentence, TextAnalyser, Token
+from casebuilder.extraction.value_roles import (
+    CARE_TABLE,
+    DATE_TABLE,
+    LIST_TABLE,
+    NAME_TABLE,
+    TOTAL_TABLE,
+    DateContext,
+    FiguresContext,
+    ListContext,
+    NameContext,
+    TargetContext,
+    load_value_tables,
+)
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import Gazetteer, Place, ToponymMention
 
@@ -58,6 +71,7 @@ PLACE_ROLE_TABLE = "place_roles"
 def load_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     """Every rule table of mention extraction, by name."""
     return {PLACE_ROLE_TABLE: load_place_roles(vocabulary), **load_harm_tables(vocabulary),
+            **load_value_tables(vocabulary), **load_value_table(vocabulary),
             **load_assembly_tables(vocabulary)}
 
 
@@ -202,8 +216,8 @@ class MentionExtractor:
                         people: set[str] | None = None) -> SentenceFacts:
         tokens = list(sentence.tokens)
         weapons = [w for w in self._weapons.find(tokens) if w.payload]
-        targets = [t for t in self._targets.find(tokens) if not self._care_destination(tokens, t)]
-        figures = self._figures(sentence)
+        targets = self._targets_hit(tokens, reading)
+        figures = self._figures(sentence, reading)
         dates = self._dates(sentence, reading)
         matches = self.harm.find(tokens)
         categories = self.harm.categories_of(tokens, weapons, targets, figures, reading,
@@ -216,7 +230,7 @@ class MentionExtractor:
                              attribution.evidentiality == "denied", False, cues, bool(matches),
                              is_situation(categories, dates, figures, cues, self.lexicon))
 
-    def _figures(self, sentence: Sentence) -> list[CasualtyFigure]:
+    def _figures(self, sentence: Sentence, reading: DocumentReading) -> list[CasualtyFigure]:
         """The casualty figures of a sentence; a running or joint total is marked so."""
         figures = find_figures(sentence.text, base=sentence.start)
         fields = [f for f in find_fatality_fields(sentence.text, base=sentence.start)
@@ -224,50 +238,44 @@ class MentionExtractor:
         figures += fields
         if not any(f.measure == "killed" for f in figures):
             figures += find_single_victims(sentence.text, base=sentence.start)
-        if self.lexicon.pattern("running_total_opening").search(sentence.text) or \
-                self.lexicon.pattern("joint_total").search(sentence.text):
-            # "Since 1 March, shelling has killed 40", "the two attacks together killed 55": a
-            # running or joint total, not one attack's toll
+        if figures and reading.decide(TOTAL_TABLE, FiguresContext(sentence), sentence.start,
+                                      sentence.end).outcome == "running_total":
             figures = [replace(f, cumulative=True) for f in figures]
         return figures
 
     def _dates(self, sentence: Sentence, reading: DocumentReading) -> list[DateMention]:
         """The dates of a sentence, each dating the event or the report of it."""
-        dates = [self._as_of(d, sentence) for d in
-                 self.dates.find(sentence.text, reading.source.published, base=sentence.start)]
-        if self.lexicon.pattern("toll_statement").search(sentence.text):
-            # "On April 4 the emergency service said the final death toll had reached 37":
-            # the day of the count, not of the attack
-            dates = [replace(d, role="report") for d in dates]
+        dates = []
+        for found in self.dates.find(sentence.text, reading.source.published,
+                                     base=sentence.start):
+            decision = reading.decide(DATE_TABLE, DateContext(sentence, found), found.start,
+                                      found.end)
+            dates.append(replace(found, role="report") if decision.outcome == "report"
+                         else found)
         return dates
-
-    def _as_of(self, mention: DateMention, sentence: Sentence) -> DateMention:
-        """"By Tuesday morning, officials said 18 had died": the time of the count, not of the
-        attack."""
-        before = sentence.text[: mention.start - sentence.start].rstrip().lower()
-        after = sentence.text[mention.end - sentence.start :]
-        if after.startswith(tuple(self.lexicon.words("possessive_marks"))):
-            return mention  # "killed by Saturday's missile strike": the attack's own day
-        if mention.role == "event" and (
-                before.endswith(" by") or before == "by" or before.endswith("as of") or
-                before.endswith("as at") or self.lexicon.pattern("toll_update").search(before)
-                or self.lexicon.pattern("work_ended").search(before)):
-            return replace(mention, role="report")
-        return mention
 
     def _place_roles(self, sentence: Sentence, tokens: list[Token],
                      places: list[tuple[ToponymMention, Place]], weapons: list[PhraseMatch[str]],
                      attribution: Attribution, people: set[str] | None,
                      reading: DocumentReading) -> list[tuple[ToponymMention, Place, str]]:
         """The places the sentence names, each with its role in the sentence."""
-        in_sentence = [(t, p) for t, p in places
-                       if sentence.start <= t.start and t.end <= sentence.end
-                       and not any(w.start <= t.start < w.end or t.start <= w.start < t.end
-                                   for w in weapons)  # "Vilkha rockets" name a weapon
-                       and not _inside_compound(sentence, t)]
-        roles = [(t, p, self.place_role(tokens, t, p, attribution, reading, people).outcome)
-                 for t, p in in_sentence]
-        return self._share_list_roles(sentence.text, sentence.start, roles)
+        roles: list[tuple[ToponymMention, Place, str]] = []
+        for toponym, place in places:
+            if not (sentence.start <= toponym.start and toponym.end <= sentence.end):
+                continue
+            if reading.decide(NAME_TABLE, NameContext(sentence, toponym, weapons),
+                              toponym.start, toponym.end).outcome == "not_a_place":
+                continue
+            role = self.place_role(tokens, toponym, place, attribution, reading,
+                                   people).outcome
+            if roles:
+                previous, _, previous_role = roles[-1]
+                if reading.decide(LIST_TABLE, ListContext(sentence, previous, previous_role,
+                                                          toponym, role),
+                                  toponym.start, toponym.end).outcome == "shared":
+                    role = previous_role
+            roles.append((toponym, place, role))
+        return roles
 
     def place_role(self, tokens: list[Token], toponym: ToponymMention, place: Place | None,
                    attribution: Attribution, reading: DocumentReading,
@@ -280,44 +288,12 @@ class MentionExtractor:
                                                                 self.vocabulary))
         return reading.decide(PLACE_ROLE_TABLE, context, toponym.start, toponym.end)
 
-    def _share_list_roles(self, text: str, base: int,
-                          roles: list[tuple[ToponymMention, Place, str]]
-                          ) -> list[tuple[ToponymMention, Place, str]]:
-        """"fired from the direction of Krasnohorivka and Kurakhove": a name joined to the
-        one before it by "and", "or" or a comma plays the same part."""
-        sharing = self.lexicon.words("list_sharing_roles")
-        shared = self.lexicon.words("shared_list_roles")
-        joiners = self.lexicon.phrases("list_joiners")
-        out: list[tuple[ToponymMention, Place, str]] = []
-        for toponym, place, role in roles:
-            if out and role in sharing and out[-1][2] in shared:
-                between = text[out[-1][0].end - base : toponym.start - base].strip().lower()
-                if between in joiners:
-                    role = out[-1][2]
-            out.append((toponym, place, role))
-        return out
-
-    def _care_destination(self, tokens: list[Token], target: PhraseMatch[str]) -> bool:
-        """"The wounded were flown to hospitals in Moscow", "died in hospital": where victims
-        were cared for, not what was hit."""
-        if target.payload != "hospital":
-            return False
-        before = clause_before(tokens, target.first, 8, self.lexicon)
-        # the preposition may stand a few words back: "flown to two city hospitals"
-        prepositions = self.lexicon.words("care_prepositions")
-        at = next((i for i, w in enumerate(before[:4]) if w in prepositions), None)
-        if at == 0 and before[0] in self.lexicon.words("stay_prepositions") and \
-                tokens[target.first].lower == "hospital":
-            return True  # "still in hospital", "taken to hospital": no article, a patient's stay
-        return at is not None and bool(self.lexicon.words("care_words") &
-                                       set(before[at + 1 : at + 5]))
+    def _targets_hit(self, tokens: list[Token], reading: DocumentReading
+                     ) -> list[PhraseMatch[str]]:
+        """The target types a sentence names as hit: not a hospital where victims were cared
+        for ("The wounded were flown to hospitals in Moscow", "died in hospital")."""
+        return [t for t in self._targets.find(tokens)
+                if reading.decide(CARE_TABLE, TargetContext(tokens, t, self.lexicon), t.start,
+                                  t.end).outcome == "hit"]
 
 
-def _inside_compound(sentence: Sentence, toponym: ToponymMention) -> bool:
-    """"Maria Lvova-Belova": a name that is half of a hyphenated word is not a place."""
-    text, base = sentence.text, sentence.start
-    start, end = toponym.start - base, toponym.end - base
-    before = text[max(0, start - 2) : start]
-    after = text[end : end + 2]
-    return (len(before) == 2 and before[1] == "-" and before[0].isalpha()) or (
-        len(after) == 2 and after[0] == "-" and after[1].isupper())
