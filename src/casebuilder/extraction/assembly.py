@@ -22,7 +22,7 @@ from typing import Any
 
 from casebuilder.extraction import facts as f
 from casebuilder.extraction.claims import IncidentMention
-from casebuilder.extraction.facts import SentenceFacts, finer, same_place, unique
+from casebuilder.extraction.facts import NotTaken, SentenceFacts, finer, same_place, unique
 from casebuilder.extraction.mention_claims import ClaimWriter
 from casebuilder.extraction.reading import DocumentReading
 from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
@@ -361,8 +361,16 @@ class Assembly:
         """"according to the Belgorod governor", or "The Bryansk governor said" opening the
         next paragraph about an attack in his region: who says, not where."""
         s = fact.sentence
-        return self.reading.decide(SPEAKER_TABLE, MentionContext(self, fact, places), s.start,
-                                   s.end).outcome == "who_speaks"
+        decision = self.reading.decide(SPEAKER_TABLE, MentionContext(self, fact, places),
+                                       s.start, s.end)
+        if decision.outcome != "who_speaks":
+            return False
+        named = {p.gazetteer_id for _, p in places}
+        fact.not_taken += [NotTaken.by(SPEAKER_TABLE, decision.rule, t.start, t.end,
+                                       what="place", words=t.text, gazetteer_id=p.gazetteer_id,
+                                       taken_as="who_speaks")
+                           for t, p, _ in fact.places if p.gazetteer_id in named]
+        return True
 
     def _date_the_anchor(self) -> None:
         if self.reading.anchor_date is None and self.mentions:

@@ -5,6 +5,14 @@ character offsets of the words it came from, the sentence quoted whole, who says
 (:class:`~casebuilder.extraction.attribution.Attribution`) and the rule that took it. An
 :class:`IncidentMention` is one attack or situation at one place as one document reports it:
 its claims, in the order they were found.
+
+A claim of kind ``not_taken`` (:data:`NOT_TAKEN`) is a *negative trace*: a value a sentence of
+the mention offered that a rule set aside or gave another role ("Kyiv" read as the venue of
+talks, "strikes" feared rather than done, a running total that is no attack's toll). Its value
+says what (``what``, ``words``, and ``taken_as`` for a value given another role) and its
+``rule`` names the rule table and the rule (``place_roles/venue-of-a-gathering``). It comes
+only from a sentence that gave the mention something, is stored and digested like any claim,
+and is never evidence: resolution keeps it apart (see resolution/records.py).
 """
 
 from __future__ import annotations
@@ -18,6 +26,9 @@ from casebuilder.extraction.attribution import Attribution
 from casebuilder.gazetteer import Place
 from casebuilder.model.partial_date import PartialDate
 from casebuilder.model.terms import CATEGORY_ORDER
+
+#: The kind of a claim that records a value not taken, and the rule that set it aside.
+NOT_TAKEN = "not_taken"
 
 
 @dataclass(frozen=True)
@@ -34,6 +45,7 @@ class Provenance:
 class Claim:
     kind: str  # category | place | date | killed | injured | weapon | target | perpetrator
     #            | denial | military_objective | no_military_objective | civilian_status
+    #            | statement | relative_date | not_taken (a value set aside: NOT_TAKEN)
     value: dict[str, Any]
     provenance: Provenance
     attribution: Attribution

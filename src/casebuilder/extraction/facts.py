@@ -9,7 +9,8 @@ whole country's total?). Word classes come from the lexicon by name (vocab/lexic
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from typing import Any
 
 from casebuilder.extraction.attribution import Attribution
 from casebuilder.extraction.claims import IncidentMention
@@ -22,6 +23,21 @@ from casebuilder.model.lexicon import Lexicon
 
 #: Lower is more precise (see :func:`place_rank`).
 PRECISION_RANK = {"point": 0, "district": 1, "settlement": 2, "region": 3, "country": 4}
+
+
+@dataclass(frozen=True)
+class NotTaken:
+    """A value of a sentence a rule set aside or gave another role, with the rule's name
+    (``table/rule``): what becomes a ``not_taken`` claim of the mentions the sentence joins."""
+
+    start: int
+    end: int
+    value: dict[str, Any]  # what: category | place | date | figure | weapon | target; words ...
+    rule: str
+
+    @classmethod
+    def by(cls, table: str, rule: str, start: int, end: int, **value: Any) -> NotTaken:
+        return cls(start, end, value, f"{table}/{rule}")
 
 
 @dataclass
@@ -42,6 +58,8 @@ class SentenceFacts:
     #: Harm that continues (a siege, a campaign of shelling) rather than one attack; see
     #: :func:`is_situation`.
     situation: bool = False
+    #: What rules set aside or gave another role in the sentence (negative traces).
+    not_taken: list[NotTaken] = field(default_factory=list)
 
     @property
     def eventful(self) -> bool:

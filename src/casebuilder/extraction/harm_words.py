@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
 
-from casebuilder.extraction.facts import clause_before
+from casebuilder.extraction.facts import NotTaken, clause_before
 from casebuilder.extraction.figures import CasualtyFigure
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
 from casebuilder.extraction.reading import DocumentReading
@@ -255,6 +255,11 @@ def load_harm_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     }
 
 
+def _category_set_aside(table: str, rule: str, match: PhraseMatch[str]) -> NotTaken:
+    return NotTaken.by(table, rule, match.start, match.end, what="category", words=match.phrase,
+                       category=match.payload)
+
+
 class HarmWords:
     """The harm words of the vocabulary and the tests on them. Build once, reuse."""
 
@@ -285,15 +290,20 @@ class HarmWords:
                       targets: list[PhraseMatch[str]], figures: list[CasualtyFigure],
                       reading: DocumentReading,
                       matches: list[PhraseMatch[str]] | None = None,
+                      not_taken: list[NotTaken] | None = None,
                       ) -> dict[str, list[PhraseMatch[str]]]:
-        """The categories of harm the sentence reports, each with the words that say so."""
+        """The categories of harm the sentence reports, each with the words that say so;
+        the words set aside go to ``not_taken`` with the rule that set them aside."""
         signals = SentenceSignals.of(tokens, weapons, targets, figures,
                                      self.find(tokens) if matches is None else matches, self)
+        set_aside = [] if not_taken is None else not_taken
         for match in signals.matches:
             decision = reading.decide(WORD_TABLE, WordContext.of(signals, match), match.start,
                                       match.end)
             if decision.outcome == "harm":
                 signals.kept.setdefault(match.payload, []).append(match)
+            else:
+                set_aside.append(_category_set_aside(WORD_TABLE, decision.rule, match))
         candidates = [CategoryContext(signals, category, kept)
                       for category, kept in signals.kept.items()]
         if signals.explosive and EXPLOSIVE not in signals.kept:
@@ -308,6 +318,9 @@ class HarmWords:
                                       candidate.matches[-1].end)
             if decision.outcome == "harm":
                 found[candidate.category] = candidate.matches
+            else:
+                set_aside += [_category_set_aside(SENTENCE_TABLE, decision.rule, m)
+                              for m in candidate.matches]
         return found
 
     def military_objects(self, tokens: Sequence[Token]) -> list[PhraseMatch[str]]:

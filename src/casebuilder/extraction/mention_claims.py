@@ -16,9 +16,15 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from casebuilder.extraction.claims import Claim, IncidentMention, Provenance, SourceText
+from casebuilder.extraction.claims import (
+    NOT_TAKEN,
+    Claim,
+    IncidentMention,
+    Provenance,
+    SourceText,
+)
 from casebuilder.extraction.dates import find_relative_events, resolve_anchor
-from casebuilder.extraction.facts import SentenceFacts, same_place, unique
+from casebuilder.extraction.facts import NotTaken, SentenceFacts, same_place, unique
 from casebuilder.extraction.figures import CasualtyFigure
 from casebuilder.extraction.harm_words import HarmWords
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
@@ -165,17 +171,24 @@ class ClaimWriter:
         """Every value of the sentence the mention takes."""
         s = fact.sentence
         claim = self._adder(mention, fact, reading.source)
+        entry = len(mention.claims)
         self._same_day_date(mention, fact, reading, claim)
         mention.paragraph_last = max(mention.paragraph_last, s.paragraph)
         mention.sentence_last = max(mention.sentence_last, s.index)
         before = len(mention.claims)
         owners = ValueOwners.of(fact, self.lexicon)
+        left: list[NotTaken] = []
 
-        def takes(value: str, start: int, end: int, category: str = "",
-                  figure: CasualtyFigure | None = None) -> bool:
+        def takes(value: str, start: int, end: int, words: str, category: str = "",
+                  figure: CasualtyFigure | None = None, **details: Any) -> bool:
             context = ValueContext(value, mention, owners, self.lexicon, start, category,
                                    figure)
-            return reading.decide(VALUE_TABLE, context, start, end).outcome == "take"
+            decision = reading.decide(VALUE_TABLE, context, start, end)
+            if decision.outcome == "take":
+                return True
+            left.append(NotTaken.by(VALUE_TABLE, decision.rule, start, end, what=value,
+                                    words=words, **details))
+            return False
 
         self._category_claims(fact, takes, claim)
         self._place_claim(mention, fact, claim)
@@ -194,6 +207,26 @@ class ClaimWriter:
             # still a record of who said what about it (not counted as an origin of its facts)
             claim("statement", {"speaker": a.speaker, "verb": a.verb}, s.start, s.end,
                   "attributed-sentence")
+        if len(mention.claims) > entry:
+            # beside what the sentence gave the mention, what it offered and was not taken
+            reading.set_aside(mention, [self._not_taken(mention, fact, reading.source, n)
+                                        for n in [*fact.not_taken, *left]
+                                        if not self._its_own_place(mention, n)])
+
+    @staticmethod
+    def _its_own_place(mention: IncidentMention, trace: NotTaken) -> bool:
+        """A trace of the mention's own place in another role ("the Kharkiv governor" in a
+        report of an attack on Kharkiv) says nothing the mention does not."""
+        return trace.value.get("what") == "place" and mention.place is not None and \
+            trace.value.get("gazetteer_id") == mention.place.gazetteer_id
+
+    @staticmethod
+    def _not_taken(mention: IncidentMention, fact: SentenceFacts, source: SourceText,
+                   trace: NotTaken) -> Claim:
+        s = fact.sentence
+        return Claim(NOT_TAKEN, trace.value, Provenance(source.item_id, trace.start, trace.end,
+                                                        s.text, s.start, s.end),
+                     fact.attribution, trace.rule)
 
     def _same_day_date(self, mention: IncidentMention, fact: SentenceFacts,
                        reading: DocumentReading, claim: AddClaim) -> None:
@@ -214,7 +247,7 @@ class ClaimWriter:
     def _category_claims(self, fact: SentenceFacts, takes: Takes, claim: AddClaim) -> None:
         for category, matches in fact.categories.items():
             m = matches[0]
-            if not takes("category", m.start, m.end, category=category):
+            if not takes("category", m.start, m.end, m.phrase, category=category):
                 continue
             weak = all(self.harm.weak_phrase(category, x.phrase) for x in matches)
             claim("category", {"category": category, "trigger": m.phrase, "weak": weak},
@@ -247,7 +280,8 @@ class ClaimWriter:
     def _figure_claims(fact: SentenceFacts, owners: ValueOwners, takes: Takes,
                        claim: AddClaim) -> None:
         for figure in fact.figures:
-            if not takes("figure", figure.start, figure.end, figure=figure):
+            if not takes("figure", figure.start, figure.end, figure.text, figure=figure,
+                         measure=figure.measure, low=figure.low, high=figure.high):
                 continue
             claim(figure.measure, {"low": figure.low, "high": figure.high,
                                    "qualifier": figure.qualifier,
@@ -262,7 +296,8 @@ class ClaimWriter:
     def _weapon_claims(self, fact: SentenceFacts, takes: Takes, claim: AddClaim) -> None:
         seen: set[str] = set()
         for w in fact.weapons:
-            if w.payload not in seen and takes("weapon", w.start, w.end):
+            if w.payload not in seen and takes("weapon", w.start, w.end, w.phrase,
+                                               weapon=w.payload):
                 seen.add(w.payload)
                 weapon = self.vocabulary.weapons[w.payload]
                 claim("weapon", {"weapon": weapon.name, "family": weapon.family,
@@ -276,7 +311,8 @@ class ClaimWriter:
         # it for what was hit
         setting = not (fact.eventful or fact.weapons)
         for t in fact.targets:
-            if t.payload not in seen and takes("target", t.start, t.end):
+            if t.payload not in seen and takes("target", t.start, t.end, t.phrase,
+                                               target_type=t.payload):
                 seen.add(t.payload)
                 target = self.vocabulary.targets[t.payload]
                 claim("target", {"target_type": target.name, "protected": target.protected,

@@ -29,7 +29,7 @@ from casebuilder.extraction.assembly import MentionAssembler, load_assembly_tabl
 from casebuilder.extraction.attribution import Attribution, Attributor
 from casebuilder.extraction.claims import Claim, IncidentMention, Provenance, SourceText
 from casebuilder.extraction.dates import DateMention, DateResolver
-from casebuilder.extraction.facts import SentenceFacts, is_situation
+from casebuilder.extraction.facts import NotTaken, SentenceFacts, is_situation
 from casebuilder.extraction.figures import (
     CasualtyFigure,
     find_fatality_fields,
@@ -145,7 +145,7 @@ class MentionExtractor:
         for mention in mentions:
             if mention.place is not None:
                 mention.undecided = reading.undecided.get(mention.place.gazetteer_id, ())
-        reading.mentions = mentions
+        reading.mentions = reading.traced_mentions(mentions)
         return reading
 
     def _place_in_title(self, source: SourceText) -> tuple[ToponymMention, Place] | None:
@@ -215,22 +215,25 @@ class MentionExtractor:
                         places: list[tuple[ToponymMention, Place]], reading: DocumentReading,
                         people: set[str] | None = None) -> SentenceFacts:
         tokens = list(sentence.tokens)
+        not_taken: list[NotTaken] = []
         weapons = [w for w in self._weapons.find(tokens) if w.payload]
-        targets = self._targets_hit(tokens, reading)
-        figures = self._figures(sentence, reading)
-        dates = self._dates(sentence, reading)
+        targets = self._targets_hit(tokens, reading, not_taken)
+        figures = self._figures(sentence, reading, not_taken)
+        dates = self._dates(sentence, reading, not_taken)
         matches = self.harm.find(tokens)
         categories = self.harm.categories_of(tokens, weapons, targets, figures, reading,
-                                             matches)
+                                             matches, not_taken)
         roles = self._place_roles(sentence, tokens, places, weapons, attribution, people,
-                                  reading)
+                                  reading, not_taken)
         cues = bool(self._cues.find(tokens))
         return SentenceFacts(sentence, attribution, categories, weapons, targets,
                              self._actors.find(tokens), figures, dates, roles,
                              attribution.evidentiality == "denied", False, cues, bool(matches),
-                             is_situation(categories, dates, figures, cues, self.lexicon))
+                             is_situation(categories, dates, figures, cues, self.lexicon),
+                             sorted(not_taken, key=lambda n: n.start))
 
-    def _figures(self, sentence: Sentence, reading: DocumentReading) -> list[CasualtyFigure]:
+    def _figures(self, sentence: Sentence, reading: DocumentReading,
+                 not_taken: list[NotTaken]) -> list[CasualtyFigure]:
         """The casualty figures of a sentence; a running or joint total is marked so."""
         figures = find_figures(sentence.text, base=sentence.start)
         fields = [f for f in find_fatality_fields(sentence.text, base=sentence.start)
@@ -238,42 +241,62 @@ class MentionExtractor:
         figures += fields
         if not any(f.measure == "killed" for f in figures):
             figures += find_single_victims(sentence.text, base=sentence.start)
-        if figures and reading.decide(TOTAL_TABLE, FiguresContext(sentence), sentence.start,
-                                      sentence.end).outcome == "running_total":
+        if not figures:
+            return figures
+        decision = reading.decide(TOTAL_TABLE, FiguresContext(sentence), sentence.start,
+                                  sentence.end)
+        if decision.outcome == "running_total":
+            not_taken += [NotTaken.by(TOTAL_TABLE, decision.rule, f.start, f.end, what="figure",
+                                      words=f.text, measure=f.measure, low=f.low, high=f.high,
+                                      taken_as="running_total")
+                          for f in figures if not f.cumulative]
             figures = [replace(f, cumulative=True) for f in figures]
         return figures
 
-    def _dates(self, sentence: Sentence, reading: DocumentReading) -> list[DateMention]:
+    def _dates(self, sentence: Sentence, reading: DocumentReading,
+               not_taken: list[NotTaken]) -> list[DateMention]:
         """The dates of a sentence, each dating the event or the report of it."""
         dates = []
         for found in self.dates.find(sentence.text, reading.source.published,
                                      base=sentence.start):
             decision = reading.decide(DATE_TABLE, DateContext(sentence, found), found.start,
                                       found.end)
-            dates.append(replace(found, role="report") if decision.outcome == "report"
-                         else found)
+            if decision.outcome == "report" and found.role != "report":
+                not_taken.append(NotTaken.by(DATE_TABLE, decision.rule, found.start, found.end,
+                                             what="date", words=found.expression,
+                                             iso=found.value.iso(), taken_as="report"))
+                found = replace(found, role="report")
+            dates.append(found)
         return dates
 
     def _place_roles(self, sentence: Sentence, tokens: list[Token],
                      places: list[tuple[ToponymMention, Place]], weapons: list[PhraseMatch[str]],
                      attribution: Attribution, people: set[str] | None,
-                     reading: DocumentReading) -> list[tuple[ToponymMention, Place, str]]:
-        """The places the sentence names, each with its role in the sentence."""
+                     reading: DocumentReading, not_taken: list[NotTaken]
+                     ) -> list[tuple[ToponymMention, Place, str]]:
+        """The places the sentence names, each with its role in the sentence; a place not
+        read as where harm happened goes to ``not_taken`` with its role and the rule."""
         roles: list[tuple[ToponymMention, Place, str]] = []
         for toponym, place in places:
             if not (sentence.start <= toponym.start and toponym.end <= sentence.end):
                 continue
-            if reading.decide(NAME_TABLE, NameContext(sentence, toponym, weapons),
-                              toponym.start, toponym.end).outcome == "not_a_place":
+            named = reading.decide(NAME_TABLE, NameContext(sentence, toponym, weapons),
+                                   toponym.start, toponym.end)
+            if named.outcome == "not_a_place":
+                not_taken.append(_place_set_aside(NAME_TABLE, named.rule, toponym, place,
+                                                  None))
                 continue
-            role = self.place_role(tokens, toponym, place, attribution, reading,
-                                   people).outcome
+            decision = self.place_role(tokens, toponym, place, attribution, reading, people)
+            table, rule, role = PLACE_ROLE_TABLE, decision.rule, decision.outcome
             if roles:
                 previous, _, previous_role = roles[-1]
-                if reading.decide(LIST_TABLE, ListContext(sentence, previous, previous_role,
-                                                          toponym, role),
-                                  toponym.start, toponym.end).outcome == "shared":
-                    role = previous_role
+                listed = reading.decide(LIST_TABLE, ListContext(
+                    sentence, previous, previous_role, toponym, role), toponym.start,
+                    toponym.end)
+                if listed.outcome == "shared":
+                    table, rule, role = LIST_TABLE, listed.rule, previous_role
+            if role != "event":
+                not_taken.append(_place_set_aside(table, rule, toponym, place, role))
             roles.append((toponym, place, role))
         return roles
 
@@ -288,12 +311,27 @@ class MentionExtractor:
                                                                 self.vocabulary))
         return reading.decide(PLACE_ROLE_TABLE, context, toponym.start, toponym.end)
 
-    def _targets_hit(self, tokens: list[Token], reading: DocumentReading
-                     ) -> list[PhraseMatch[str]]:
+    def _targets_hit(self, tokens: list[Token], reading: DocumentReading,
+                     not_taken: list[NotTaken]) -> list[PhraseMatch[str]]:
         """The target types a sentence names as hit: not a hospital where victims were cared
         for ("The wounded were flown to hospitals in Moscow", "died in hospital")."""
-        return [t for t in self._targets.find(tokens)
-                if reading.decide(CARE_TABLE, TargetContext(tokens, t, self.lexicon), t.start,
-                                  t.end).outcome == "hit"]
+        hit = []
+        for target in self._targets.find(tokens):
+            decision = reading.decide(CARE_TABLE, TargetContext(tokens, target, self.lexicon),
+                                      target.start, target.end)
+            if decision.outcome == "hit":
+                hit.append(target)
+            else:
+                not_taken.append(NotTaken.by(CARE_TABLE, decision.rule, target.start,
+                                             target.end, what="target", words=target.phrase,
+                                             target_type=target.payload, taken_as="care"))
+        return hit
+
+
+def _place_set_aside(table: str, rule: str, toponym: ToponymMention, place: Place,
+                     role: str | None) -> NotTaken:
+    """A place name not read as where harm happened: no place at all, or another role."""
+    return NotTaken.by(table, rule, toponym.start, toponym.end, what="place",
+                       words=toponym.text, gazetteer_id=place.gazetteer_id, taken_as=role)
 
 

@@ -14,7 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, TypeVar
 
-from casebuilder.extraction.claims import IncidentMention, SourceText
+from casebuilder.extraction.claims import Claim, IncidentMention, SourceText
 from casebuilder.extraction.rules import Decision, RuleTable
 from casebuilder.gazetteer import Place, ToponymMention
 from casebuilder.model.partial_date import PartialDate
@@ -53,12 +53,28 @@ class DocumentReading:
     focus_date: PartialDate | None = None
     decisions: list[TracedDecision] = field(default_factory=list)
     mentions: list[IncidentMention] = field(default_factory=list)
+    #: The ``not_taken`` claims of each mention (by ``id``), kept out of its claims until
+    #: the document is read, so no rule of assembly ever counts them.
+    not_taken: dict[int, list[Claim]] = field(default_factory=dict)
 
     def decide(self, table: str, context: Any, start: int, end: int) -> Decision:
         """Apply the table ``table`` to ``context`` and keep the decision in the trace."""
         decision = self.tables[table].decide(context)
         self.decisions.append(TracedDecision(table, start, end, decision))
         return decision
+
+    def set_aside(self, mention: IncidentMention, claims: list[Claim]) -> None:
+        """Record values not taken beside ``mention`` (each once)."""
+        kept = self.not_taken.setdefault(id(mention), [])
+        for claim in claims:
+            if claim not in kept:
+                kept.append(claim)
+
+    def traced_mentions(self, mentions: list[IncidentMention]) -> list[IncidentMention]:
+        """The mentions with their ``not_taken`` claims after their other claims."""
+        for mention in mentions:
+            mention.claims.extend(self.not_taken.pop(id(mention), []))
+        return mentions
 
     def decisions_about(self, table: str, start: int, end: int) -> list[Decision]:
         """The decisions of ``table`` about words that cover ``start:end``, in order."""
