@@ -17,7 +17,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
-from functools import cached_property
 from typing import Any
 
 from casebuilder.extraction import facts as f
@@ -47,25 +46,20 @@ Placed = tuple[str, Place]
 
 # -- where a sentence that reports harm goes -------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class MentionContext:
     """One sentence that reports harm, with the state of the assembly when it is read."""
 
     assembly: Assembly
     fact: SentenceFacts
     places: list[Placed]  # the places of harm it names (or takes from the scene's setting)
+    focus: IncidentMention | None
+    lexicon: Lexicon
 
-    @property
-    def focus(self) -> IncidentMention | None:
-        return self.assembly.focus
-
-    @property
-    def lexicon(self) -> Lexicon:
-        return self.assembly.lexicon
-
-    @cached_property
-    def besieged(self) -> Placed | None:
-        return self.assembly.besieged_city(self.fact)
+    @classmethod
+    def of(cls, assembly: Assembly, fact: SentenceFacts, places: list[Placed]
+           ) -> MentionContext:
+        return cls(assembly, fact, places, assembly.focus, assembly.lexicon)
 
 
 def _focus_near(c: MentionContext, wanted: bool) -> bool:
@@ -115,7 +109,8 @@ MENTION_PREDICATES: dict[str, Predicate[MentionContext]] = {p.name: p for p in (
     Predicate("no_places", "the sentence names no place of harm (nor does the sentence that "
               "set the scene)", "bool", _flag(lambda c: not c.places)),
     Predicate("besieged_city", "it speaks of 'the besieged city' and a siege of the document "
-              "is at a place", "bool", _flag(lambda c: c.besieged is not None)),
+              "is at a place", "bool",
+              _flag(lambda c: c.assembly.besieged_city(c.fact) is not None)),
     Predicate("focus", "a mention is in focus", "bool", _flag(lambda c: c.focus is not None)),
     Predicate("focus_near", "the mention in focus was added to in this paragraph or in the "
               "sentence just before", "bool", _focus_near),
@@ -160,7 +155,7 @@ MENTION_PREDICATES: dict[str, Predicate[MentionContext]] = {p.name: p for p in (
 
 # -- whether a sentence with no harm of its own adds to the mention in focus ----------------
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class FocusContext:
     """A sentence that reports no harm of its own, and the mention in focus."""
 
@@ -361,7 +356,7 @@ class Assembly:
         """"according to the Belgorod governor", or "The Bryansk governor said" opening the
         next paragraph about an attack in his region: who says, not where."""
         s = fact.sentence
-        decision = self.reading.decide(SPEAKER_TABLE, MentionContext(self, fact, places),
+        decision = self.reading.decide(SPEAKER_TABLE, MentionContext.of(self, fact, places),
                                        s.start, s.end)
         if decision.outcome != "who_speaks":
             return False
@@ -380,7 +375,7 @@ class Assembly:
     def _report(self, fact: SentenceFacts, places: list[Placed], from_setting: bool) -> None:
         """A sentence that reports harm: the mentions it goes to take its claims."""
         s = fact.sentence
-        decision = self.reading.decide(TARGET_TABLE, MentionContext(self, fact, places),
+        decision = self.reading.decide(TARGET_TABLE, MentionContext.of(self, fact, places),
                                        s.start, s.end)
         targets = self._targets(decision.outcome, fact, places)
         focus = self.focus

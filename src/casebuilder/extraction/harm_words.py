@@ -87,7 +87,7 @@ class SentenceSignals:
         return bool(self.words.remnants.find(self.tokens))
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class WordContext:
     """One category word of a sentence, for the word table (see :meth:`of`)."""
 
@@ -108,7 +108,7 @@ class WordContext:
                    frozenset(clause_before(tokens, first, 6, sentence.lexicon)))
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class CategoryContext:
     """One category a sentence's words give (or an explosive weapon alone), for the sentence
     table. ``matches`` are the words kept for it, or the weapon's words (``by_weapon``)."""

@@ -43,7 +43,7 @@ VALUE_TABLE = "mention_values"
 VALUE_OUTCOMES = ("take", "leave")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ValueOwners:
     """Which of the fine event places a sentence names each of its values belongs to.
 
@@ -84,7 +84,7 @@ class ValueOwners:
         return self._nearest(start) if self.split else None
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ValueContext:
     """One value of a sentence (a category, figure, weapon or target) and the mention that
     may take it."""
@@ -124,7 +124,7 @@ VALUE_PREDICATES: dict[str, Predicate[ValueContext]] = {p.name: p for p in (
 )}
 
 
-def load_value_table(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
+def load_mention_value_table(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     path = vocabulary.directory / "rules" / f"{VALUE_TABLE}.toml"
     return {VALUE_TABLE: load_rule_table(path, VALUE_PREDICATES, VALUE_OUTCOMES,
                                          vocabulary.lexicon)}
@@ -408,9 +408,9 @@ class ClaimWriter:
         words = self.objective_words(fact.sentence)
         if not words:
             return
-        lowered = fact.sentence.words()
-        negated = any(w in self.lexicon.words("negations") for w in lowered)
-        targets_word = any(w in self.lexicon.words("targeting_words") for w in lowered)
+        lowered = set(fact.sentence.words())
+        negated = not lowered.isdisjoint(self.lexicon.words("negations"))
+        targets_word = not lowered.isdisjoint(self.lexicon.words("targeting_words"))
         presence = self.lexicon.words("military_presence_words")
         if negated and any(t.lower in presence for t in words):
             first = words[0]

@@ -37,7 +37,7 @@ from casebuilder.extraction.figures import (
     find_single_victims,
 )
 from casebuilder.extraction.harm_words import HarmWords, load_harm_tables
-from casebuilder.extraction.mention_claims import ClaimWriter, load_value_table
+from casebuilder.extraction.mention_claims import ClaimWriter, load_mention_value_table
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
 from casebuilder.extraction.place_roles import (
     PlaceContext,
@@ -71,7 +71,7 @@ PLACE_ROLE_TABLE = "place_roles"
 def load_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     """Every rule table of mention extraction, by name."""
     return {PLACE_ROLE_TABLE: load_place_roles(vocabulary), **load_harm_tables(vocabulary),
-            **load_value_tables(vocabulary), **load_value_table(vocabulary),
+            **load_value_tables(vocabulary), **load_mention_value_table(vocabulary),
             **load_assembly_tables(vocabulary)}
 
 
@@ -259,7 +259,7 @@ class MentionExtractor:
         dates = []
         for found in self.dates.find(sentence.text, reading.source.published,
                                      base=sentence.start):
-            decision = reading.decide(DATE_TABLE, DateContext(sentence, found), found.start,
+            decision = reading.decide(DATE_TABLE, DateContext.of(sentence, found), found.start,
                                       found.end)
             if decision.outcome == "report" and found.role != "report":
                 not_taken.append(NotTaken.by(DATE_TABLE, decision.rule, found.start, found.end,
@@ -290,7 +290,7 @@ class MentionExtractor:
             table, rule, role = PLACE_ROLE_TABLE, decision.rule, decision.outcome
             if roles:
                 previous, _, previous_role = roles[-1]
-                listed = reading.decide(LIST_TABLE, ListContext(
+                listed = reading.decide(LIST_TABLE, ListContext.of(
                     sentence, previous, previous_role, toponym, role), toponym.start,
                     toponym.end)
                 if listed.outcome == "shared":
@@ -305,10 +305,10 @@ class MentionExtractor:
                    people: set[str] | None = None) -> Decision:
         """The role of a place name in its sentence and the rule that gave it
         (vocab/rules/place_roles.toml)."""
-        context = PlaceContext(tokens, toponym, attribution, self.lexicon, place,
-                               known_person=toponym.text in (people or set()),
-                               government=capital_as_government(tokens, toponym,
-                                                                self.vocabulary))
+        context = PlaceContext.of(tokens, toponym, attribution, self.lexicon, place,
+                                  known_person=toponym.text in (people or set()),
+                                  government=capital_as_government(tokens, toponym,
+                                                                   self.vocabulary))
         return reading.decide(PLACE_ROLE_TABLE, context, toponym.start, toponym.end)
 
     def _targets_hit(self, tokens: list[Token], reading: DocumentReading,
@@ -317,7 +317,7 @@ class MentionExtractor:
         for ("The wounded were flown to hospitals in Moscow", "died in hospital")."""
         hit = []
         for target in self._targets.find(tokens):
-            decision = reading.decide(CARE_TABLE, TargetContext(tokens, target, self.lexicon),
+            decision = reading.decide(CARE_TABLE, TargetContext.of(tokens, target, self.lexicon),
                                       target.start, target.end)
             if decision.outcome == "hit":
                 hit.append(target)

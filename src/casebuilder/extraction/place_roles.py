@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from casebuilder.extraction.attribution import Attribution
@@ -29,48 +28,39 @@ ROLES = ("event", "locator", "dateline", "entity", "person", "speaker", "governm
          "institution")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class PlaceContext:
-    """What the place-role predicates may look at: the sentence's tokens around the name."""
+    """What the place-role predicates may look at: the sentence's tokens around the name
+    (made by :meth:`of`)."""
 
     tokens: list[Token]
     toponym: ToponymMention
     attribution: Attribution
     lexicon: Lexicon
-    place: Place | None = None  # what the name was resolved to, if it was
-    known_person: bool = False  # named elsewhere in the document as a person
-    government: bool = False  # a capital standing for its government (capital_as_government)
+    place: Place | None  # what the name was resolved to, if it was
+    known_person: bool  # named elsewhere in the document as a person
+    government: bool  # a capital standing for its government (capital_as_government)
+    index: int | None  # the first token of the name
+    rest: list[Token]  # the two tokens after the name
+    raw_before: str  # the token just before the name
+    #: The word before the name, looking past one article or "occupied": the motion or
+    #: preposition word ("across the Dnipro", "in occupied Melitopol").
+    before: str
+    after: list[str]  # the two words after the name, hyphens skipped
 
-    @cached_property
-    def index(self) -> int | None:
-        """The first token of the name."""
-        return next((i for i, t in enumerate(self.tokens) if t.start >= self.toponym.start),
-                    None)
-
-    @cached_property
-    def rest(self) -> list[Token]:
-        return [t for t in self.tokens if t.start >= self.toponym.end][:2]
-
-    @cached_property
-    def raw_before(self) -> str:
-        i = self.index
-        return self.tokens[i - 1].lower if i else ""
-
-    @cached_property
-    def before(self) -> str:
-        """The word before the name, looking past one article or "occupied": the motion or
-        preposition word ("across the Dnipro", "in occupied Melitopol")."""
-        i = self.index
-        if not i:
-            return ""
-        before = self.tokens[i - 1].lower
-        if before in self.lexicon.words("place_articles") and i >= 2:
-            return self.tokens[i - 2].lower
-        return before
-
-    @cached_property
-    def after(self) -> list[str]:
-        return [t.lower for t in self.tokens if t.start >= self.toponym.end and t.lower != "-"][:2]
+    @classmethod
+    def of(cls, tokens: list[Token], toponym: ToponymMention, attribution: Attribution,
+           lexicon: Lexicon, place: Place | None = None, known_person: bool = False,
+           government: bool = False) -> PlaceContext:
+        index = next((i for i, t in enumerate(tokens) if t.start >= toponym.start), None)
+        following = [t for t in tokens if t.start >= toponym.end]
+        raw_before = tokens[index - 1].lower if index else ""
+        before = raw_before
+        if index and index >= 2 and raw_before in lexicon.words("place_articles"):
+            before = tokens[index - 2].lower
+        return cls(tokens, toponym, attribution, lexicon, place, known_person, government,
+                   index, following[:2], raw_before, before,
+                   [t.lower for t in following if t.lower != "-"][:2])
 
     def window(self, reach: int) -> set[str]:
         i = self.index or 0

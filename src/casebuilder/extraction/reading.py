@@ -25,7 +25,7 @@ C = TypeVar("C")
 RuleTables = Mapping[str, RuleTable[Any]]
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class TracedDecision:
     """One decision of a rule table about the words at ``start:end`` of the text."""
 
@@ -66,8 +66,11 @@ class DocumentReading:
     def set_aside(self, mention: IncidentMention, claims: list[Claim]) -> None:
         """Record values not taken beside ``mention`` (each once)."""
         kept = self.not_taken.setdefault(id(mention), [])
+        seen = {(c.rule, c.provenance.char_start, c.provenance.char_end) for c in kept}
         for claim in claims:
-            if claim not in kept:
+            key = (claim.rule, claim.provenance.char_start, claim.provenance.char_end)
+            if key not in seen:
+                seen.add(key)
                 kept.append(claim)
 
     def traced_mentions(self, mentions: list[IncidentMention]) -> list[IncidentMention]:

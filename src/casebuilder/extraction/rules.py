@@ -8,7 +8,7 @@ a list of rules, each with a name, the outcome it gives, the conditions under wh
 in the file is the precedence**; when none fires the table's ``default`` outcome holds.
 
 Conditions are built from a small set of documented predicates that the code reading a table
-offers (see the ``PREDICATES`` of each decision, e.g. ``mentions_roles.py``). A predicate takes
+offers (see the ``PREDICATES`` of each decision, e.g. ``place_roles.py``). A predicate takes
 one argument: ``true``/``false``, a number, a list of words, or the name of a word class in the
 lexicon written ``"@name"`` (a ``words`` class; a predicate of argument ``phrases`` takes a list
 or a ``phrases`` class, one of argument ``pattern`` the name of a ``pattern`` class). Tables

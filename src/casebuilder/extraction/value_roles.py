@@ -23,7 +23,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from casebuilder.extraction.dates import DateMention
@@ -57,19 +56,18 @@ def _sentence_matches(c: Any, pattern: re.Pattern[str]) -> bool:
 
 # -- dates: the event, or the day of a count ------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class DateContext:
     sentence: Sentence
     date: DateMention
+    before: str  # the sentence up to the date, lower-cased, without the spaces before it
+    after: str  # the sentence after the date
 
-    @cached_property
-    def before(self) -> str:
-        """The sentence up to the date, lower-cased, without the spaces before the date."""
-        return self.sentence.text[: self.date.start - self.sentence.start].rstrip().lower()
-
-    @cached_property
-    def after(self) -> str:
-        return self.sentence.text[self.date.end - self.sentence.start :]
+    @classmethod
+    def of(cls, sentence: Sentence, date: DateMention) -> DateContext:
+        text, base = sentence.text, sentence.start
+        return cls(sentence, date, text[: date.start - base].rstrip().lower(),
+                   text[date.end - base :])
 
 
 DATE_PREDICATES: dict[str, Predicate[DateContext]] = {p.name: p for p in (
@@ -92,7 +90,7 @@ DATE_PREDICATES: dict[str, Predicate[DateContext]] = {p.name: p for p in (
 
 # -- figures: one attack's toll, or a total ----------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class FiguresContext:
     sentence: Sentence
 
@@ -105,7 +103,7 @@ TOTAL_PREDICATES: dict[str, Predicate[FiguresContext]] = {p.name: p for p in (
 
 # -- place names: a place at all? ----------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class NameContext:
     sentence: Sentence
     toponym: ToponymMention
@@ -138,7 +136,7 @@ NAME_PREDICATES: dict[str, Predicate[NameContext]] = {p.name: p for p in (
 
 # -- lists of places ----------------------------------------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class ListContext:
     """A place name and the one named just before it in the sentence, with their roles."""
 
@@ -147,12 +145,14 @@ class ListContext:
     previous_role: str
     toponym: ToponymMention
     role: str
+    between: str  # what stands between the two names, lower-cased
 
-    @cached_property
-    def between(self) -> str:
-        base = self.sentence.start
-        return self.sentence.text[self.previous.end - base : self.toponym.start - base
-                                  ].strip().lower()
+    @classmethod
+    def of(cls, sentence: Sentence, previous: ToponymMention, previous_role: str,
+           toponym: ToponymMention, role: str) -> ListContext:
+        base = sentence.start
+        between = sentence.text[previous.end - base : toponym.start - base].strip().lower()
+        return cls(sentence, previous, previous_role, toponym, role, between)
 
 
 def _role(c: ListContext, words: frozenset[str]) -> bool:
@@ -170,23 +170,23 @@ LIST_PREDICATES: dict[str, Predicate[ListContext]] = {p.name: p for p in (
 
 # -- hospitals: hit, or where victims were cared for --------------------------------------------
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class TargetContext:
     tokens: list[Token]
     target: PhraseMatch[str]
     lexicon: Lexicon
+    before: list[str]  # up to eight words back from the target, nearest first, in its clause
+    #: Where the nearest preposition of care stands among the four words before (the
+    #: preposition may stand a few words back: "flown to two city hospitals").
+    preposition: int | None
 
-    @cached_property
-    def before(self) -> list[str]:
-        """Up to eight words back from the target, nearest first, within its clause."""
-        return clause_before(self.tokens, self.target.first, 8, self.lexicon)
-
-    @cached_property
-    def preposition(self) -> int | None:
-        """Where the nearest preposition of care stands among the four words before (the
-        preposition may stand a few words back: "flown to two city hospitals")."""
-        prepositions = self.lexicon.words("care_prepositions")
-        return next((i for i, w in enumerate(self.before[:4]) if w in prepositions), None)
+    @classmethod
+    def of(cls, tokens: list[Token], target: PhraseMatch[str], lexicon: Lexicon
+           ) -> TargetContext:
+        before = clause_before(tokens, target.first, 8, lexicon)
+        prepositions = lexicon.words("care_prepositions")
+        at = next((i for i, w in enumerate(before[:4]) if w in prepositions), None)
+        return cls(tokens, target, lexicon, before, at)
 
 
 def _preposition_just_before(c: TargetContext, words: frozenset[str]) -> bool:
