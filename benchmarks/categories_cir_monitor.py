@@ -50,6 +50,7 @@ sys.path.insert(0, str(REPO / "src"))
 
 from casebuilder.extraction.figures import find_figures  # noqa: E402
 from casebuilder.extraction.mentions import SourceText  # noqa: E402
+from casebuilder.extraction.reading import DocumentReading  # noqa: E402
 from casebuilder.extraction.run import ExtractionTools, cache_dir  # noqa: E402
 from casebuilder.gazetteer import distance_km  # noqa: E402
 
@@ -410,14 +411,15 @@ def why_missed(tools: ExtractionTools, text: str, published: date | None) -> str
     ex = tools.extractor
     sentences = tools.analyser.sentences(text)
     tokens = [t for s in sentences for t in s.tokens]
-    raw = [m for m in ex._categories.find(tokens) if m.payload]
+    raw = ex.harm.find(tokens)
     if not raw:
         return "no harm word"
     weapons = [w for w in ex._weapons.find(tokens) if w.payload]
     targets = ex._targets.find(tokens)
     lexicon = tools.vocabulary.lexicon
     figures = [f for s in sentences for f in find_figures(s.text, lexicon, base=s.start)]
-    found = ex._categories_of(tokens, weapons, targets, figures)
+    reading = DocumentReading(SourceText(item_id=0, text=text, published=published), ex.tables)
+    found = ex.harm.categories_of(tokens, weapons, targets, figures, reading)
     if not found:
         return "harm word set aside (weak / needs harm)"
     mentions = ex.extract(SourceText(item_id=0, text=text, published=published))

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from casebuilder.extraction.claims import NOT_TAKEN, Claim
 from casebuilder.extraction.mentions import IncidentMention, SourceText
 from casebuilder.extraction.run import parse_published
 from conftest import DEV_REPORTS, REPO
@@ -46,8 +47,18 @@ def summarise(mention: IncidentMention) -> dict[str, object]:
                                 if c.kind == "perpetrator"}),
         "denials": sorted({c.attribution.speaker for c in mention.claims if c.kind == "denial"}),
         "speakers": sorted({f"{c.attribution.speaker} [{c.attribution.kind}, "
-                            f"{c.attribution.evidentiality}]" for c in mention.claims}),
+                            f"{c.attribution.evidentiality}]" for c in mention.claims
+                            if c.kind != NOT_TAKEN}),
+        # what the rules set aside in the mention's sentences, and which rule
+        "not_taken": sorted({not_taken(c) for c in mention.claims if c.kind == NOT_TAKEN}),
     }
+
+
+def not_taken(claim: Claim) -> str:
+    """"place 'Ukraine' as dateline <- place_roles/dateline"."""
+    value = claim.value
+    role = f" as {value['taken_as']}" if value.get("taken_as") else ""
+    return f"{value['what']} {value['words']!r}{role} <- {claim.rule}"
 
 
 def source_for(path: Path) -> SourceText:

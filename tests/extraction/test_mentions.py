@@ -364,7 +364,11 @@ def test_a_named_sources_words_on_the_attack_are_kept_even_without_facts(extract
         "Zelenskiy wrote, calling the attack a deliberate crime.",
         published=date(2023, 10, 6))
     said = [c for c in mention.claims if c.attribution.speaker == "President Volodymyr Zelenskiy"]
-    assert said and {c.kind for c in said} <= {"statement", "category", "perpetrator"}
+    taken = {c.kind for c in said if c.kind != "not_taken"}
+    assert taken and taken <= {"statement", "category", "perpetrator"}
+    # "calling the attack a deliberate crime": the weak word alone says why no category
+    assert {(c.value["words"], c.rule) for c in said if c.kind == "not_taken"} == {
+        ("attack", "category_filters/weak-word-alone")}
 
 
 LYSYCHANSK = "A missile hit a bakery in Lysychansk on Saturday, killing 20 people. "
@@ -480,3 +484,102 @@ def test_a_regional_police_department_is_not_an_incident_place(extraction_tools)
         "the investigative department of the Kharkiv regional police said some of the dead "
         "had been shot.", published=date(2022, 9, 15))
     assert {m.place.name for m in mentions if m.place} == {"Izium"}
+
+
+# -- what was not taken, and which rule said so ------------------------------------------------
+
+TRACED = ("A missile strike on 4 April 2022 killed three civilians at a market in Kramatorsk, "
+          "about 600 km east of Kyiv. Russia could launch more strikes on the city, the "
+          "governor warned.")
+
+
+def not_taken(mention):
+    return [c for c in mention.claims if c.kind == "not_taken"]
+
+
+def test_a_value_a_rule_sets_aside_is_kept_with_the_rule_beside_what_was_taken(
+        extraction_tools):
+    (mention,) = extract(extraction_tools, TRACED)
+    traces = {(c.value["what"], c.value["words"], c.value.get("taken_as")): c.rule
+              for c in not_taken(mention)}
+    assert traces[("place", "Kyiv", "reference")] == "place_roles/reference-point"
+    assert traces[("category", "strikes on", None)] == "category_filters/feared-not-done"
+    kyiv = next(c for c in not_taken(mention) if c.value["words"] == "Kyiv")
+    assert TRACED[kyiv.provenance.char_start:kyiv.provenance.char_end] == "Kyiv"
+    # the traces come after every claim taken, and change none of them
+    kinds = [c.kind for c in mention.claims]
+    assert kinds.index("not_taken") > max(i for i, k in enumerate(kinds) if k != "not_taken")
+    assert [c.value["low"] for c in mention.claims if c.kind == "killed"] == [3]
+
+
+def test_a_sentence_that_gives_a_mention_nothing_leaves_no_trace_on_it(extraction_tools):
+    (mention,) = extract(extraction_tools,
+        "A missile strike on 4 April 2022 killed three civilians at a market in Kramatorsk."
+        "\n\nIn Kyiv, officials met to discuss the budget.\n\nExplosions were heard in Odesa.")
+    assert {c.provenance.sentence_start for c in not_taken(mention)} == {0}
+
+
+def test_not_taken_claims_are_stored_digested_shown_and_never_evidence(extraction_tools,
+                                                                       tmp_path):
+    import json
+
+    from casebuilder.extraction.run import extract_items
+    from casebuilder.intake.ingest import ingest
+    from casebuilder.preservation.case import init_case
+    from casebuilder.reporting.export import render
+    from casebuilder.resolution.incidents import build_incidents
+    from casebuilder.store import schema
+    from conftest import run_cli
+
+    report = tmp_path / "r.txt"
+    report.write_text(TRACED + "\n")
+    home = tmp_path / "home"
+    case = init_case(home, environ={})
+    try:
+        ingest(case, [report])
+        extract_items(case, extraction_tools)
+        with case.session() as session:
+            stored = [c for c in session.query(schema.Claim) if c.kind == "not_taken"]
+        (incident,) = build_incidents(case)
+        (record,) = json.loads(render([incident], "json"))
+    finally:
+        case.close()
+    assert {c.rule for c in stored} >= {"place_roles/reference-point",
+                                        "category_filters/feared-not-done"}
+    # resolution keeps them apart: no grade, figure, source or origin counts them
+    assert all(c.kind != "not_taken" for c in incident.claims)
+    assert {c.rule for c in incident.not_taken} == {c.rule for c in stored}
+    assert all(s["claims"] != ["not_taken"] for s in record["sources"])
+    assert {(n["words"], n["rule"]) for n in record["not_taken"]} >= {
+        ("Kyiv", "place_roles/reference-point")}
+    # verify recomputes the results digest over the stored claims, these included
+    assert run_cli("verify", home=home).returncode == 0
+    shown = run_cli("incident", "show", incident.id, home=home)
+    assert shown.returncode == 0, shown.stderr
+    section = shown.stdout.split("not taken")[1]
+    assert "place 'Kyiv', taken as reference — place_roles/reference-point" in section
+    as_json = json.loads(run_cli("incident", "show", incident.id, "--json", home=home).stdout)
+    assert {n["rule"] for n in as_json["not_taken"]} == {c.rule for c in stored}
+
+
+# -- one extractor, many documents ---------------------------------------------------------------
+
+def test_the_extractor_keeps_nothing_of_a_document_and_serves_threads_alike(extraction_tools):
+    """Reading a document leaves no state behind: the same text read before and after other
+    texts, or in several threads at once, gives the same claims."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    texts = [TRACED,
+             "ZAPORIZHZHIA, Ukraine — A missile tore through a block of flats in the southern "
+             "city on Friday, killing four.",
+             "Later that day, a drone hit a bus in Kherson, killing two. The strike came a day "
+             "after an air attack near Barvinkove."]
+
+    def claims(text):
+        return [[c.as_json() for c in m.claims] for m in extract(extraction_tools, text)]
+
+    alone = [claims(text) for text in texts]
+    assert [claims(text) for text in reversed(texts)] == list(reversed(alone))
+    with ThreadPoolExecutor(max_workers=3) as pool:
+        together = list(pool.map(claims, texts * 4))
+    assert together == alone * 4

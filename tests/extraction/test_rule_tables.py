@@ -29,13 +29,10 @@ def place_decision(extractor: MentionExtractor, table: RuleTable, example: str
     assert match, f"example without a [place]: {example}"
     text = example[: match.start()] + match.group(1) + example[match.end():]
     start, end = match.start(), match.start() + len(match.group(1))
-    original = extractor.place_roles
-    extractor.place_roles = table
-    try:
-        extractor.extract(SourceText(item_id=0, text=text, title="", outlet="", published=None))
-    finally:
-        extractor.place_roles = original
-    found = [d for (s, e), d in extractor.role_trace.items() if s <= start and end <= e]
+    reading = extractor.read(SourceText(item_id=0, text=text, title="", outlet="",
+                                        published=None),
+                             tables={**extractor.tables, "place_roles": table})
+    found = reading.decisions_about("place_roles", start, end)
     return found[0] if found else None
 
 

@@ -140,6 +140,18 @@ def incidents_command(
     Console(width=160).print(table)
 
 
+def _not_taken(n: dict[str, Any]) -> str:
+    """"place 'Kyiv', taken as venue — place_roles/venue-of-a-gathering (report.txt
+    [120:124])"."""
+    value = n.get("value") or {}
+    detail = value.get("category") or value.get("measure") or value.get("target_type") or \
+        value.get("weapon") or ""
+    what = f"{n['what']} {n['words']!r}" + (f" ({detail})" if detail else "")
+    if n.get("taken_as"):
+        what += f", taken as {str(n['taken_as']).replace('_', ' ')}"
+    return f"{what} — {n['rule']} ({n['document']} [{n['char_start']}:{n['char_end']}])"
+
+
 def _toll(p: dict[str, Any], measure: str) -> str:
     low, high, qualifier = p[f"{measure}_min"], p[f"{measure}_max"], p[f"{measure}_qualifier"]
     if low is None:
@@ -224,6 +236,10 @@ def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
             f"{s['attributed_to']} ({s['source_kind']}, {s['evidentiality']}, "
             f'{"/".join(s["admiralty"])}): "{s["quote"][:140]}"'
         )
+    if p["not_taken"]:
+        click.echo("  not taken (set aside or read otherwise by a rule; not evidence):")
+        for n in p["not_taken"]:
+            click.echo(f"    {_not_taken(n)}")
     for d in p["analyst_decisions"]:
         click.echo(f"  decision {d.get('id', '?')}: analyst {d['actor']} {d['action']} at "
                    f"{d['at']}: {d['reason']}")

@@ -13,7 +13,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
 from typing import Any
 
 from casebuilder.extraction.attribution import Attribution
@@ -29,48 +28,39 @@ ROLES = ("event", "locator", "dateline", "entity", "person", "speaker", "governm
          "institution")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class PlaceContext:
-    """What the place-role predicates may look at: the sentence's tokens around the name."""
+    """What the place-role predicates may look at: the sentence's tokens around the name
+    (made by :meth:`of`)."""
 
     tokens: list[Token]
     toponym: ToponymMention
     attribution: Attribution
     lexicon: Lexicon
-    place: Place | None = None  # what the name was resolved to, if it was
-    known_person: bool = False  # named elsewhere in the document as a person
-    government: bool = False  # a capital standing for its government (mentions._government)
+    place: Place | None  # what the name was resolved to, if it was
+    known_person: bool  # named elsewhere in the document as a person
+    government: bool  # a capital standing for its government (capital_as_government)
+    index: int | None  # the first token of the name
+    rest: list[Token]  # the two tokens after the name
+    raw_before: str  # the token just before the name
+    #: The word before the name, looking past one article or "occupied": the motion or
+    #: preposition word ("across the Dnipro", "in occupied Melitopol").
+    before: str
+    after: list[str]  # the two words after the name, hyphens skipped
 
-    @cached_property
-    def index(self) -> int | None:
-        """The first token of the name."""
-        return next((i for i, t in enumerate(self.tokens) if t.start >= self.toponym.start),
-                    None)
-
-    @cached_property
-    def rest(self) -> list[Token]:
-        return [t for t in self.tokens if t.start >= self.toponym.end][:2]
-
-    @cached_property
-    def raw_before(self) -> str:
-        i = self.index
-        return self.tokens[i - 1].lower if i else ""
-
-    @cached_property
-    def before(self) -> str:
-        """The word before the name, looking past one article or "occupied": the motion or
-        preposition word ("across the Dnipro", "in occupied Melitopol")."""
-        i = self.index
-        if not i:
-            return ""
-        before = self.tokens[i - 1].lower
-        if before in self.lexicon.words("place_articles") and i >= 2:
-            return self.tokens[i - 2].lower
-        return before
-
-    @cached_property
-    def after(self) -> list[str]:
-        return [t.lower for t in self.tokens if t.start >= self.toponym.end and t.lower != "-"][:2]
+    @classmethod
+    def of(cls, tokens: list[Token], toponym: ToponymMention, attribution: Attribution,
+           lexicon: Lexicon, place: Place | None = None, known_person: bool = False,
+           government: bool = False) -> PlaceContext:
+        index = next((i for i, t in enumerate(tokens) if t.start >= toponym.start), None)
+        following = [t for t in tokens if t.start >= toponym.end]
+        raw_before = tokens[index - 1].lower if index else ""
+        before = raw_before
+        if index and index >= 2 and raw_before in lexicon.words("place_articles"):
+            before = tokens[index - 2].lower
+        return cls(tokens, toponym, attribution, lexicon, place, known_person, government,
+                   index, following[:2], raw_before, before,
+                   [t.lower for t in following if t.lower != "-"][:2])
 
     def window(self, reach: int) -> set[str]:
         i = self.index or 0
@@ -137,9 +127,10 @@ def _locates_by_layout(c: PlaceContext, wanted: bool) -> bool:
         comma = max((i for i, w in enumerate(recent) if w == ","), default=None)
         if comma is not None:
             apposition = recent[comma + 1 :]
-            found = len(apposition) >= 2 and apposition[0] in {"a", "an"} and \
-                apposition[1] in c.lexicon.words("settlement_kinds") and \
-                apposition[-1] in c.lexicon.words("apposition_ends")
+            words = c.lexicon.words
+            found = len(apposition) >= 2 and apposition[0] in words("apposition_articles") and \
+                apposition[1] in words("settlement_kinds") and \
+                apposition[-1] in words("apposition_ends")
     return found is wanted
 
 
@@ -216,7 +207,7 @@ PREDICATES: dict[str, Predicate[PlaceContext]] = {p.name: p for p in (
               "bool", _flag(lambda c: c.known_person)),
     Predicate("resolved_small", "the place the name was resolved to is no region and has "
               "fewer inhabitants than this", "int", _resolved_small),
-    Predicate("government", "a capital standing for its government (see mentions.py)",
+    Predicate("government", "a capital standing for its government (capital_as_government)",
               "bool", _flag(lambda c: c.government)),
     Predicate("next_words", "the two tokens after the name, joined by a space, are one of",
               "words", _next_words),
@@ -263,6 +254,32 @@ PREDICATES: dict[str, Predicate[PlaceContext]] = {p.name: p for p in (
     Predicate("office_before", "\"of\" just before and one of these in the four tokens "
               "before (\"the head of the ... administration\")", "words", _office_before),
 )}
+
+
+def capital_as_government(tokens: list[Token], toponym: ToponymMention,
+                          vocabulary: Vocabulary) -> bool:
+    """"Moscow said", "Kyiv has denied": a capital standing for its government, which
+    speaks or acts, is not where anything happened (the ``government`` predicate)."""
+    name = toponym.text.lower()
+    if not any(name in p.state_words for p in vocabulary.parties.values()):
+        return False
+    words = vocabulary.lexicon.words
+    index = next((i for i, t in enumerate(tokens) if t.start >= toponym.start), 0)
+    before = tokens[index - 1].lower if index > 0 else ""
+    following = [t for t in tokens if t.start >= toponym.end]
+    after = following[0].lower if following else ""
+    possessive = words("possessive_marks")
+    if before in words("event_before") | words("motion_before") and not (
+            after in possessive and before in words("possessive_places_before")):
+        return False  # "in Moscow", "missiles hit Kyiv" (but "at Moscow's request")
+    if before in words("address_verbs"):
+        return True  # "It accused Kyiv of using civilians as a shield"
+    if after in possessive:
+        return len(following) > 1 and following[1].lower in words("government_nouns")
+    if after == "and" and len(following) > 2 and following[1].is_title:
+        after = following[2].lower  # "Moscow and Kyiv trade blame"
+    return after in vocabulary.evidentiality_verbs or after in words("government_verbs") or (
+        after.endswith("ed") and len(after) > 3)  # "Moscow pulled out of the deal"
 
 
 def load_place_roles(vocabulary: Vocabulary) -> RuleTable[PlaceContext]:

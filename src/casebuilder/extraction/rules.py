@@ -8,10 +8,12 @@ a list of rules, each with a name, the outcome it gives, the conditions under wh
 in the file is the precedence**; when none fires the table's ``default`` outcome holds.
 
 Conditions are built from a small set of documented predicates that the code reading a table
-offers (see the ``PREDICATES`` of each decision, e.g. ``mentions_roles.py``). A predicate takes
+offers (see the ``PREDICATES`` of each decision, e.g. ``place_roles.py``). A predicate takes
 one argument: ``true``/``false``, a number, a list of words, or the name of a word class in the
-lexicon written ``"@name"``. Tables are checked on load: an unknown key, predicate, outcome or
-word class is an error naming the file, the rule and the key.
+lexicon written ``"@name"`` (a ``words`` class; a predicate of argument ``phrases`` takes a list
+or a ``phrases`` class, one of argument ``pattern`` the name of a ``pattern`` class). Tables
+are checked on load: an unknown key, predicate, outcome or word class is an error naming the
+file, the rule and the key.
 
 Every decision says which rule made it (:class:`Decision`), so a value that was dropped or
 re-roled carries the rule's name into the incident's record (a *negative trace*).
@@ -44,7 +46,8 @@ class Predicate(Generic[C]):
 
     name: str
     doc: str
-    argument: str  # "bool" | "int" | "words" (a list, or "@class" of the lexicon)
+    argument: str  # "bool" | "int" | "words" | "phrases" (a list, or "@class" of the
+    #                lexicon) | "pattern" ("@class" of the lexicon)
     test: Callable[[C, Any], bool]
 
 
@@ -108,8 +111,17 @@ def _argument(path: Path, text: str, rule: str, predicate: Predicate[Any], value
         if not isinstance(value, int) or isinstance(value, bool):
             raise RuleError(f"{where} takes a whole number")
         return value
+    if predicate.argument == "pattern":
+        if not isinstance(value, str) or not value.startswith("@"):
+            raise RuleError(f"{where} takes \"@pattern_class\"")
+        try:
+            return lexicon.pattern(value[1:])
+        except LexiconError as exc:
+            raise RuleError(f"{where}: {exc}") from exc
     if isinstance(value, str) and value.startswith("@"):
         try:
+            if predicate.argument == "phrases":
+                return frozenset(lexicon.phrases(value[1:]))
             return lexicon.words(value[1:])
         except LexiconError as exc:
             raise RuleError(f"{where}: {exc}") from exc

@@ -105,6 +105,8 @@ def incident_properties(incident: Incident, profiles: SourceProfiles | None = No
         "grade_reasons": reasons,
         "merge_reasons": list(incident.reasons),
         "analyst_decisions": list(incident.decisions),
+        # what the rules did not take from these sources, and which rule (never evidence)
+        "not_taken": summary.not_taken(incident),
     }
 
 

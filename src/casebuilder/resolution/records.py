@@ -3,6 +3,10 @@
 A mention record is one stored incident mention with its claims and the facts about the
 document it came from (file name, hashes, title, outlet, publication date) that every
 exported source needs. Resolution builds incidents from these records; nothing here writes.
+
+A stored claim of kind ``not_taken`` (a value a rule set aside, and the rule) is no evidence:
+it goes to the record's :attr:`MentionRecord.not_taken`, never to its claims, so nothing that
+grades, merges or sums up an incident ever counts it; only the displays show it.
 """
 
 from __future__ import annotations
@@ -13,6 +17,7 @@ from typing import Any, cast
 
 from sqlalchemy import select
 
+from casebuilder.extraction.claims import NOT_TAKEN
 from casebuilder.extraction.run import parse_published
 from casebuilder.model.partial_date import PartialDate, Precision
 from casebuilder.preservation.case import Case
@@ -65,6 +70,8 @@ class MentionRecord:
     date_basis: str
     document: DocumentInfo
     claims: list[ClaimRecord] = field(default_factory=list)
+    #: Values the rules set aside in the mention's sentences (never evidence).
+    not_taken: list[ClaimRecord] = field(default_factory=list)
 
     @property
     def coordinates(self) -> tuple[float, float] | None:
@@ -124,7 +131,7 @@ def load_mentions(case: Case) -> list[MentionRecord]:
             document=documents[row.item_id])
     for c in claims:
         record = records[c.mention_id]
-        record.claims.append(ClaimRecord(
+        (record.not_taken if c.kind == NOT_TAKEN else record.claims).append(ClaimRecord(
             id=c.id, kind=c.kind, value=dict(c.value), rule=c.rule, char_start=c.char_start,
             char_end=c.char_end, sentence_start=c.sentence_start,
             sentence_end=c.sentence_end, quote=c.quote, attributed_to=c.attributed_to,

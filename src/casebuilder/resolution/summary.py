@@ -75,6 +75,11 @@ class Incident:
         return [c for m in self.mentions for c in m.claims]
 
     @property
+    def not_taken(self) -> list[ClaimRecord]:
+        """What the rules set aside in the sentences of its mentions (never evidence)."""
+        return [c for m in self.mentions for c in m.not_taken]
+
+    @property
     def situation(self) -> bool:
         return all(m.situation for m in self.mentions)
 
@@ -315,6 +320,24 @@ def sources(incident: Incident) -> list[dict[str, Any]]:
                 speaker_role="", source_kind="unknown", party=None, reporting_verb="",
                 evidentiality=c.evidentiality, claims=["also_attributed"])
     return list(seen.values())
+
+
+def not_taken(incident: Incident) -> list[dict[str, Any]]:
+    """Each value a rule set aside or gave another role in the incident's sentences, with the
+    rule: what an analyst needs to see beside what was taken."""
+    return [{
+        "what": c.value.get("what"),
+        "words": c.value.get("words"),
+        "taken_as": c.value.get("taken_as"),
+        "value": dict(c.value),
+        "rule": c.rule,
+        "document": c.document.name,
+        "item_id": c.document.item_id,
+        "char_start": c.char_start,
+        "char_end": c.char_end,
+        "quote": c.quote,
+        "attributed_to": c.attributed_to,
+    } for c in incident.not_taken]
 
 
 def reported_dates(incident: Incident) -> tuple[date | None, date | None]:

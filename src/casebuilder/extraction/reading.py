@@ -1,0 +1,85 @@
+"""What the extractor learns about one document while it reads it.
+
+The extractor (:class:`~casebuilder.extraction.mentions.MentionExtractor`) is built once and
+reused for many documents, from several threads if need be, so it keeps nothing about the
+document in hand. All of that lives in a :class:`DocumentReading`, made afresh for each
+document and passed along: the place its headline names, the names it left undecided, the
+dates later sentences are dated from, the rule tables in force, and every decision a rule
+table made, with the words it was about (what the rule tests read to check each rule).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any, TypeVar
+
+from casebuilder.extraction.claims import Claim, IncidentMention, SourceText
+from casebuilder.extraction.rules import Decision, RuleTable
+from casebuilder.gazetteer import Place, ToponymMention
+from casebuilder.model.partial_date import PartialDate
+
+C = TypeVar("C")
+
+#: The rule tables of a reading, by name (the file name in vocab/rules/ without ``.toml``).
+RuleTables = Mapping[str, RuleTable[Any]]
+
+
+@dataclass(slots=True)
+class TracedDecision:
+    """One decision of a rule table about the words at ``start:end`` of the text."""
+
+    table: str
+    start: int
+    end: int
+    decision: Decision
+
+
+@dataclass
+class DocumentReading:
+    """The state of reading one document; nothing in it outlives the document."""
+
+    source: SourceText
+    tables: RuleTables
+    #: The settlement the headline names ("Uman: 23 dead after ...").
+    title_place: tuple[ToponymMention, Place] | None = None
+    #: Places of a name the document gave nothing to choose between, by the one chosen.
+    undecided: dict[str, tuple[Place, ...]] = field(default_factory=dict)
+    #: Some sentence with harm names a settlement or site where it happened.
+    has_fine_place: bool = False
+    #: The date of the first dated attack, which "a day after an air attack" counts from.
+    anchor_date: PartialDate | None = None
+    #: The date of the mention in focus, which "later that day" means.
+    focus_date: PartialDate | None = None
+    decisions: list[TracedDecision] = field(default_factory=list)
+    mentions: list[IncidentMention] = field(default_factory=list)
+    #: The ``not_taken`` claims of each mention (by ``id``), kept out of its claims until
+    #: the document is read, so no rule of assembly ever counts them.
+    not_taken: dict[int, list[Claim]] = field(default_factory=dict)
+
+    def decide(self, table: str, context: Any, start: int, end: int) -> Decision:
+        """Apply the table ``table`` to ``context`` and keep the decision in the trace."""
+        decision = self.tables[table].decide(context)
+        self.decisions.append(TracedDecision(table, start, end, decision))
+        return decision
+
+    def set_aside(self, mention: IncidentMention, claims: list[Claim]) -> None:
+        """Record values not taken beside ``mention`` (each once)."""
+        kept = self.not_taken.setdefault(id(mention), [])
+        seen = {(c.rule, c.provenance.char_start, c.provenance.char_end) for c in kept}
+        for claim in claims:
+            key = (claim.rule, claim.provenance.char_start, claim.provenance.char_end)
+            if key not in seen:
+                seen.add(key)
+                kept.append(claim)
+
+    def traced_mentions(self, mentions: list[IncidentMention]) -> list[IncidentMention]:
+        """The mentions with their ``not_taken`` claims after their other claims."""
+        for mention in mentions:
+            mention.claims.extend(self.not_taken.pop(id(mention), []))
+        return mentions
+
+    def decisions_about(self, table: str, start: int, end: int) -> list[Decision]:
+        """The decisions of ``table`` about words that cover ``start:end``, in order."""
+        return [t.decision for t in self.decisions
+                if t.table == table and t.start <= start and end <= t.end]

@@ -1,0 +1,225 @@
+"""What a sentence's dates, figures, place names and targets are, decided by rule tables.
+
+Before a sentence's values go to any mention, five small decisions may set one aside or give
+it another role, each an ordered rule table in vocab/rules/ whose rules are named, with
+examples and counterexamples:
+
+- ``count_dates.toml``: a date dates the event, or the day a toll was counted ("By Tuesday
+  morning, officials said 18 had died") and so the report;
+- ``running_totals.toml``: the figures are one attack's toll, or a running or joint total
+  ("Since 1 March, shelling has killed 40");
+- ``place_names.toml``: a name the gazetteer found is a place, or part of a weapon's name
+  ("Vilkha rockets") or half of a hyphenated surname;
+- ``place_lists.toml``: a place joined to the one before it by "and" or a comma plays the
+  same part ("fired from Krasnohorivka and Kurakhove");
+- ``care_places.toml``: a hospital named is what was hit, or where victims were cared for.
+
+This module builds what the tables' predicates look at and offers those predicates; the
+tables are read by :mod:`casebuilder.extraction.mentions`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from casebuilder.extraction.dates import DateMention
+from casebuilder.extraction.facts import clause_before
+from casebuilder.extraction.phrases import PhraseMatch
+from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
+from casebuilder.extraction.text import Sentence, Token
+from casebuilder.extraction.vocabulary import Vocabulary
+from casebuilder.gazetteer import ToponymMention
+from casebuilder.model.lexicon import Lexicon
+
+DATE_TABLE = "count_dates"
+DATE_OUTCOMES = ("as_found", "report")
+TOTAL_TABLE = "running_totals"
+TOTAL_OUTCOMES = ("as_found", "running_total")
+NAME_TABLE = "place_names"
+NAME_OUTCOMES = ("place", "not_a_place")
+LIST_TABLE = "place_lists"
+LIST_OUTCOMES = ("own", "shared")
+CARE_TABLE = "care_places"
+CARE_OUTCOMES = ("hit", "care")
+
+
+def _flag(read: Callable[[Any], bool]) -> Callable[[Any, Any], bool]:
+    return lambda c, wanted: bool(read(c)) is wanted
+
+
+def _sentence_matches(c: Any, pattern: re.Pattern[str]) -> bool:
+    return bool(pattern.search(c.sentence.text))
+
+
+# -- dates: the event, or the day of a count ------------------------------------------------
+
+@dataclass(slots=True)
+class DateContext:
+    sentence: Sentence
+    date: DateMention
+    before: str  # the sentence up to the date, lower-cased, without the spaces before it
+    after: str  # the sentence after the date
+
+    @classmethod
+    def of(cls, sentence: Sentence, date: DateMention) -> DateContext:
+        text, base = sentence.text, sentence.start
+        return cls(sentence, date, text[: date.start - base].rstrip().lower(),
+                   text[date.end - base :])
+
+
+DATE_PREDICATES: dict[str, Predicate[DateContext]] = {p.name: p for p in (
+    Predicate("sentence_matches", "the sentence matches the pattern", "pattern",
+              _sentence_matches),
+    Predicate("role", "the role the date was found with (dates.py) is one of", "words",
+              lambda c, words: c.date.role in words),
+    Predicate("possessive_after", "the date is followed by a possessive ending "
+              "('Saturday's strike')", "words",
+              lambda c, marks: c.after.startswith(tuple(marks))),
+    Predicate("last_word_before", "the last word before the date is one of", "words",
+              lambda c, words: any(c.before == w or c.before.endswith(" " + w)
+                                   for w in words)),
+    Predicate("text_before_ends_with", "the text before the date ends with one of", "phrases",
+              lambda c, ends: c.before.endswith(tuple(ends))),
+    Predicate("before_matches", "the text before the date, lower-cased, matches the pattern",
+              "pattern", lambda c, pattern: bool(pattern.search(c.before))),
+)}
+
+
+# -- figures: one attack's toll, or a total ----------------------------------------------------
+
+@dataclass(slots=True)
+class FiguresContext:
+    sentence: Sentence
+
+
+TOTAL_PREDICATES: dict[str, Predicate[FiguresContext]] = {p.name: p for p in (
+    Predicate("sentence_matches", "the sentence matches the pattern", "pattern",
+              _sentence_matches),
+)}
+
+
+# -- place names: a place at all? ----------------------------------------------------------------
+
+@dataclass(slots=True)
+class NameContext:
+    sentence: Sentence
+    toponym: ToponymMention
+    weapons: list[PhraseMatch[str]]
+
+
+def _in_weapon_name(c: NameContext, wanted: bool) -> bool:
+    t = c.toponym
+    found = any(w.start <= t.start < w.end or t.start <= w.start < t.end for w in c.weapons)
+    return found is wanted
+
+
+def _hyphenated(c: NameContext, wanted: bool) -> bool:
+    text, base = c.sentence.text, c.sentence.start
+    start, end = c.toponym.start - base, c.toponym.end - base
+    before = text[max(0, start - 2) : start]
+    after = text[end : end + 2]
+    found = (len(before) == 2 and before[1] == "-" and before[0].isalpha()) or (
+        len(after) == 2 and after[0] == "-" and after[1].isupper())
+    return found is wanted
+
+
+NAME_PREDICATES: dict[str, Predicate[NameContext]] = {p.name: p for p in (
+    Predicate("in_weapon_name", "the name overlaps a weapon's name the sentence gives", "bool",
+              _in_weapon_name),
+    Predicate("hyphenated", "a letter and a hyphen just before, or a hyphen and a capital just "
+              "after: the name is half of a hyphenated word", "bool", _hyphenated),
+)}
+
+
+# -- lists of places ----------------------------------------------------------------------------
+
+@dataclass(slots=True)
+class ListContext:
+    """A place name and the one named just before it in the sentence, with their roles."""
+
+    sentence: Sentence
+    previous: ToponymMention
+    previous_role: str
+    toponym: ToponymMention
+    role: str
+    between: str  # what stands between the two names, lower-cased
+
+    @classmethod
+    def of(cls, sentence: Sentence, previous: ToponymMention, previous_role: str,
+           toponym: ToponymMention, role: str) -> ListContext:
+        base = sentence.start
+        between = sentence.text[previous.end - base : toponym.start - base].strip().lower()
+        return cls(sentence, previous, previous_role, toponym, role, between)
+
+
+def _role(c: ListContext, words: frozenset[str]) -> bool:
+    return c.role in words
+
+
+LIST_PREDICATES: dict[str, Predicate[ListContext]] = {p.name: p for p in (
+    Predicate("role", "the place's own role is one of", "words", _role),
+    Predicate("previous_role", "the role of the place named just before is one of", "words",
+              lambda c, words: c.previous_role in words),
+    Predicate("joined_by", "what stands between the two names is one of", "phrases",
+              lambda c, joiners: c.between in joiners),
+)}
+
+
+# -- hospitals: hit, or where victims were cared for --------------------------------------------
+
+@dataclass(slots=True)
+class TargetContext:
+    tokens: list[Token]
+    target: PhraseMatch[str]
+    lexicon: Lexicon
+    before: list[str]  # up to eight words back from the target, nearest first, in its clause
+    #: Where the nearest preposition of care stands among the four words before (the
+    #: preposition may stand a few words back: "flown to two city hospitals").
+    preposition: int | None
+
+    @classmethod
+    def of(cls, tokens: list[Token], target: PhraseMatch[str], lexicon: Lexicon
+           ) -> TargetContext:
+        before = clause_before(tokens, target.first, 8, lexicon)
+        prepositions = lexicon.words("care_prepositions")
+        at = next((i for i, w in enumerate(before[:4]) if w in prepositions), None)
+        return cls(tokens, target, lexicon, before, at)
+
+
+def _preposition_just_before(c: TargetContext, words: frozenset[str]) -> bool:
+    return c.preposition == 0 and c.before[0] in words
+
+
+def _care_word_before_preposition(c: TargetContext, words: frozenset[str]) -> bool:
+    at = c.preposition
+    return at is not None and bool(words & set(c.before[at + 1 : at + 5]))
+
+
+CARE_PREDICATES: dict[str, Predicate[TargetContext]] = {p.name: p for p in (
+    Predicate("target_type", "the target type is one of", "words",
+              lambda c, words: c.target.payload.lower() in words),
+    Predicate("target_word", "the first word of the target's words is one of", "words",
+              lambda c, words: c.tokens[c.target.first].lower in words),
+    Predicate("preposition_just_before", "the word just before is one of (and one of "
+              "@care_prepositions)", "words", _preposition_just_before),
+    Predicate("care_word_before_preposition", "one of these is among the four words before "
+              "the nearest of @care_prepositions in the four words before the target", "words",
+              _care_word_before_preposition),
+)}
+
+
+def load_value_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
+    rules = vocabulary.directory / "rules"
+    tables: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
+        (DATE_TABLE, DATE_PREDICATES, DATE_OUTCOMES),
+        (TOTAL_TABLE, TOTAL_PREDICATES, TOTAL_OUTCOMES),
+        (NAME_TABLE, NAME_PREDICATES, NAME_OUTCOMES),
+        (LIST_TABLE, LIST_PREDICATES, LIST_OUTCOMES),
+        (CARE_TABLE, CARE_PREDICATES, CARE_OUTCOMES),
+    ]
+    return {name: load_rule_table(rules / f"{name}.toml", predicates, outcomes,
+                                  vocabulary.lexicon)
+            for name, predicates, outcomes in tables}
