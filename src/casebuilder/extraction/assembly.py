@@ -32,14 +32,14 @@ from casebuilder.model.lexicon import Lexicon
 from casebuilder.model.partial_date import PartialDate
 
 #: Where a sentence that reports harm goes (vocab/rules/sentence_mentions.toml).
-DESTINATIONS = ("own_places", "besieged_city", "aftermath", "at_focus_place", "focus",
+DESTINATIONS_OUTCOMES = ("own_places", "besieged_city", "aftermath", "at_focus_place", "focus",
                 "document_place", "unknown_place", "pending")
 TARGET_TABLE = "sentence_mentions"
 #: Whether the places a sentence of harm names say where, or only who speaks.
-SPEAKING = ("place", "who_speaks")
+SPEAKING_OUTCOMES = ("place", "who_speaks")
 SPEAKER_TABLE = "places_of_speakers"
 #: Whether a sentence without harm of its own adds to the mention in focus.
-JOINING = ("joins", "apart")
+JOINING_OUTCOMES = ("joins", "apart")
 JOIN_TABLE = "joins_the_focus"
 
 Placed = tuple[str, Place]
@@ -231,11 +231,11 @@ def load_assembly_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     rules = vocabulary.directory / "rules"
     return {
         SPEAKER_TABLE: load_rule_table(rules / f"{SPEAKER_TABLE}.toml", MENTION_PREDICATES,
-                                       SPEAKING, vocabulary.lexicon),
+                                       SPEAKING_OUTCOMES, vocabulary.lexicon),
         TARGET_TABLE: load_rule_table(rules / f"{TARGET_TABLE}.toml", MENTION_PREDICATES,
-                                      DESTINATIONS, vocabulary.lexicon),
-        JOIN_TABLE: load_rule_table(rules / f"{JOIN_TABLE}.toml", FOCUS_PREDICATES, JOINING,
-                                    vocabulary.lexicon),
+                                      DESTINATIONS_OUTCOMES, vocabulary.lexicon),
+        JOIN_TABLE: load_rule_table(rules / f"{JOIN_TABLE}.toml", FOCUS_PREDICATES,
+                                    JOINING_OUTCOMES, vocabulary.lexicon),
     }
 
 
