@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any
@@ -36,7 +36,7 @@ from casebuilder.extraction.figures import (
     find_single_victims,
 )
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
-from casebuilder.extraction.text import Sentence, TextAnalyser, Token
+from casebuilder.extraction.text import SECTION_CHARS, Sentence, TextAnalyser, Token, sections
 from casebuilder.extraction.vocabulary import CATEGORY_ORDER, Vocabulary
 from casebuilder.gazetteer import Gazetteer, Place, ToponymMention, distance_km
 from casebuilder.model.partial_date import PartialDate
@@ -247,6 +247,20 @@ class IncidentMention:
         return "m-" + hashlib.sha256(raw.encode()).hexdigest()[:16]
 
 
+def _shifted(mention: IncidentMention, base: int) -> IncidentMention:
+    """``mention`` found in a section that starts at ``base`` of the text, with its claims'
+    offsets counted from the start of the text (a claim cited to the headline keeps its own)."""
+    def moved(claim: Claim) -> Claim:
+        if not claim.in_text:
+            return claim
+        p = claim.provenance
+        return replace(claim, provenance=replace(
+            p, char_start=p.char_start + base, char_end=p.char_end + base,
+            sentence_start=p.sentence_start + base, sentence_end=p.sentence_end + base))
+
+    return replace(mention, claims=[moved(c) for c in mention.claims])
+
+
 @dataclass
 class SourceText:
     """The text of one item and what its collection says about it."""
@@ -328,6 +342,24 @@ class MentionExtractor:
 
     # -- the document -------------------------------------------------------------------
     def extract(self, source: SourceText) -> list[IncidentMention]:
+        """Every incident mention of the document (see :meth:`extract_by_section`)."""
+        return [m for found in self.extract_by_section(source) for m in found]
+
+    def extract_by_section(self, source: SourceText) -> Iterator[list[IncidentMention]]:
+        """The mentions of each section of the text in turn (text.sections): a text within
+        SECTION_CHARS is one section, read as a whole. A longer one (a 50 MB page on one line)
+        is read a section at a time, each as a document of its own, so the work and memory per
+        section stay bounded; every offset is counted from the start of the whole text, so each
+        claim's offsets and quote still point into the item's text."""
+        bounds = sections(source.text, SECTION_CHARS)
+        if len(bounds) == 1:
+            yield self._extract_document(source)
+            return
+        for start, end in bounds:
+            part = replace(source, text=source.text[start:end])
+            yield [_shifted(m, start) for m in self._extract_document(part)]
+
+    def _extract_document(self, source: SourceText) -> list[IncidentMention]:
         sentences = self.analyser.sentences(source.text)
         toponyms = self.gazetteer.find_toponyms(source.text)
         resolved = self._resolve_places(toponyms)
@@ -783,9 +815,12 @@ class MentionExtractor:
     @staticmethod
     def _same_speaker(fact: _SentenceFacts, focus: IncidentMention) -> bool:
         said = [c for c in focus.claims if c.in_text]
-        last = [c for c in said if c.provenance.sentence_start == max(
-            c.provenance.sentence_start for c in said)]
-        if not last or fact.attribution.kind == "outlet":
+        if not said or fact.attribution.kind == "outlet":
+            return False
+        # the claims of the latest sentence (found once: a long text has thousands of claims)
+        latest = max(c.provenance.sentence_start for c in said)
+        last = [c for c in said if c.provenance.sentence_start == latest]
+        if not last:
             return False
         words = {w.lower().strip(".,") for w in (fact.attribution.speaker + " " +
                                                  fact.attribution.role).split()}

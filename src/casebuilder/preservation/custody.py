@@ -37,6 +37,7 @@ ACTIONS = frozenset(
         "parse",  # a format handler read an item (metadata, text) or failed to
         "derive",  # a derived file was made from an item
         "extract",  # claims and incident mentions were extracted from a text
+        "extract-failed",  # the extractor failed on a text (recorded so it is not retried)
         "view",  # an item was shown or opened
         "export",  # data left the case in an export
         "annotate",  # an analyst added a note

@@ -16,7 +16,8 @@ Checks, each reporting every failure it finds rather than stopping at the first:
    entry: time, actor, path, name, relation, parent, sidecar, mtime, collection digest),
    derivations (one per ``derive`` entry), extraction runs (one per ``extract`` entry; the
    digest of their mentions and claims is recomputed from the stored rows; the current run of
-   an item is the latest one logged) and analysts' decisions (one per entry that records one).
+   an item is the latest one logged), analysts' decisions (one per entry that records one)
+   and texts the extractor failed on (one per ``extract-failed`` entry).
 
 The log, the checkpoints and the database rows are read under the case lock, so a command
 writing at the same time is seen either wholly or not at all; the stored files are re-hashed
@@ -60,6 +61,7 @@ from casebuilder.store.schema import (
     Claim,
     CustodyEvent,
     Derivation,
+    ExtractionFailure,
     ExtractionRun,
     IncidentMention,
     IntakeFailure,
@@ -175,6 +177,7 @@ class _Snapshot:
     decisions: list[AnalystDecision]
     intake_failures: list[IntakeFailure]
     log_state: LogState | None
+    extraction_failures: list[ExtractionFailure] = field(default_factory=list)
     lock_note: str | None = None
     #: files recovery moved aside (name -> contents, or the error reading them)
     aside: dict[str, tuple[bytes | None, str | None]] = field(default_factory=dict)
@@ -233,6 +236,7 @@ def _snapshot(case: Case) -> _Snapshot:
                 decisions=rows(AnalystDecision, AnalystDecision.id),
                 intake_failures=rows(IntakeFailure, IntakeFailure.id),
                 log_state=session.get(LogState, 1),
+                extraction_failures=rows(ExtractionFailure, ExtractionFailure.id),
                 lock_note=lock_note,
                 aside=aside,
                 command_running=running,
@@ -685,6 +689,7 @@ def _check_records(
     _check_extraction(snap, entries, report)
     _check_decisions(snap.decisions, entries, report)
     _check_intake_failures(snap.intake_failures, entries, report)
+    _check_extraction_failures(snap.extraction_failures, entries, report)
     _check_case_info(snap.info, entries, report)
     for item_id in sorted(set(mentions) - known_ids):
         first = mentions[item_id][0][0]
@@ -1198,6 +1203,42 @@ def _check_intake_failures(
         lambda e: _action(e) == "intake-failed",
         "a path that could not be taken in",
         "intake_failures",
+        report,
+    )
+
+
+def _check_extraction_failures(
+    failures: list[ExtractionFailure],
+    entries: dict[int, dict[str, Any]],
+    report: VerificationReport,
+) -> None:
+    for row in failures:
+        subject = f"extraction failure {row.id} of item {row.item_id}"
+        seq = row.entry_seq
+        entry = entries.get(seq)
+        if entry is None or _action(entry) != "extract-failed":
+            report.fail(subject, f"names log entry {seq}, which records no extraction failure")
+            continue
+        details = _details(entry)
+        _differs(report, subject, "item", row.item_id,
+                 _ref_with_role(entry, "source").get("id"), seq)
+        _differs(report, subject, "text item", row.text_item_id,
+                 _ref_with_role(entry, "text").get("id"), seq)
+        for what, stored, key in (
+            ("extractor", row.extractor, "extractor"),
+            ("vocabulary digest", row.vocabulary_sha256, "vocabulary_sha256"),
+            ("gazetteer", row.gazetteer, "gazetteer"),
+            ("source digest", row.source_sha256, "source_sha256"),
+            ("reason", row.reason, "reason"),
+        ):
+            _differs(report, subject, what, stored, details.get(key), seq)
+        _differs(report, subject, "time", row.at, entry.get("time"), seq)
+    _check_one_row_per_entry(
+        entries,
+        _group(failures, lambda f: f.entry_seq),
+        lambda e: _action(e) == "extract-failed",
+        "a text the extractor failed on",
+        "extraction_failures",
         report,
     )
 

@@ -178,6 +178,23 @@ class ExtractionRun(Base):
     current: Mapped[bool] = mapped_column(default=True)  # superseded runs are kept, not used
 
 
+class ExtractionFailure(Base):
+    """The extractor failed on one item's text: which rules, and why. A later run with the same
+    extractor, vocabulary, gazetteer and source facts does not try again unless forced."""
+
+    __tablename__ = "extraction_failures"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
+    text_item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    extractor: Mapped[str] = mapped_column(String(120))
+    vocabulary_sha256: Mapped[str] = mapped_column(String(64))
+    gazetteer: Mapped[str] = mapped_column(String(200))
+    source_sha256: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(Text)
+    at: Mapped[str] = mapped_column(String(32))
+    entry_seq: Mapped[int] = mapped_column(Integer)
+
+
 class IncidentMention(Base):
     """One attack or situation at one place as one document reports it."""
 

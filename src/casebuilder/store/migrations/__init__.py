@@ -4,4 +4,4 @@
 start-up path in :func:`casebuilder.store.database.ensure_schema` cannot drift.
 """
 
-HEAD = "0004_extraction_source"
+HEAD = "0005_extraction_failures"
