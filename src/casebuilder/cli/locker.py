@@ -56,7 +56,9 @@ def texts_among(case: Case, item_ids: list[int]) -> list[int]:
 
 
 def print_ingest_report(report: IngestReport, home: Path) -> None:
-    new, dups, failures = report.new, report.duplicates, report.failures
+    from casebuilder.cli.intake_summary import print_problems
+
+    new, dups, failures = report.new, report.duplicates, report.problems
     click.echo(
         f"Ingested into {home}: {len(new)} new, {len(dups)} already held, "
         f"{len(failures)} with problems."
@@ -80,11 +82,7 @@ def print_ingest_report(report: IngestReport, home: Path) -> None:
         for o in resumed[:LIST_LIMIT]:
             click.echo(f"  #{o.item_id:<5} {o.format or '-':<20} {o.parse_status or '-':<11} "
                        f"{o.path}")
-    if failures:
-        click.echo("Problems (originals that were readable are preserved all the same):")
-        for o in failures:
-            kept = "not taken in" if o.status == "failed" else f"kept as #{o.item_id}"
-            click.echo(f"  {o.path}: {o.reason} [{kept}]")
+    print_problems(report)
     cp = report.checkpoint
     if cp is not None and cp.checkpoint is not None:
         click.echo(

@@ -45,6 +45,7 @@ from casebuilder.intake.handlers.base import (
     ParseResult,
     ParseSource,
     Sniff,
+    active_content_alert,
 )
 from casebuilder.intake.isolation import ParserStopped, ParseServer, parse_isolated
 from casebuilder.intake.sidecar import parse_sidecar
@@ -98,6 +99,16 @@ class IngestOutcome:
     relation: str = "file"
     warnings: list[str] = field(default_factory=list)
     parsed: bool = False  # a reader ran on it in this run (new, or left unread before)
+    alerts: list[str] = field(default_factory=list)  # e.g. active content in a PDF
+
+    @property
+    def problem(self) -> str | None:
+        """Why this file is among the problems of the run (None: taken in and read)."""
+        if self.status == "failed" or self.parse_status in {"failed", "unsupported", "stopped"}:
+            return self.reason or "not read"
+        if self.parse_status == "partial":
+            return "read in part: " + "; ".join(self.warnings or [self.reason or "see its record"])
+        return None
 
 
 @dataclass
@@ -121,6 +132,20 @@ class IngestReport:
             for o in self.outcomes
             if o.status == "failed" or o.parse_status in {"failed", "unsupported", "stopped"}
         ]
+
+    @property
+    def partly_read(self) -> list[IngestOutcome]:
+        """Files taken in whose reader could read them only in part (status "partial")."""
+        return [o for o in self.outcomes if o.parse_status == "partial"]
+
+    @property
+    def problems(self) -> list[IngestOutcome]:
+        """Every file not taken in, not readable or only partly readable, in run order."""
+        return [o for o in self.outcomes if o.problem is not None]
+
+    @property
+    def alerted(self) -> list[IngestOutcome]:
+        return [o for o in self.outcomes if o.alerts]
 
     @property
     def resumed(self) -> list[IngestOutcome]:
@@ -278,7 +303,8 @@ class Ingester:
         notes = {"stored_file_replaced": True} if replaced else None
         with self.case.transaction() as tx:
             item, is_new = record_received(tx, stored, facts, notes=notes)
-            item_id, status = item.id, item.parse_status
+            item_id, status, error = item.id, item.parse_status, item.parse_error
+            metadata = item.item_metadata or {}
         outcome = IngestOutcome(
             path=shown,
             status="new" if is_new else "duplicate",
@@ -287,6 +313,11 @@ class Ingester:
             parse_status=None if is_new else status,
             relation=facts.relation,
         )
+        if not is_new:  # held already: what its reading found then still holds
+            outcome.reason = error
+            if status == "partial" and error:
+                outcome.warnings.append(error)
+            outcome.alerts.extend(_alerts_of(metadata))
         if replaced:
             outcome.warnings.append("the file stored under this hash did not hold these bytes "
                                     "and was replaced by the verified copy")
@@ -359,6 +390,8 @@ class Ingester:
         self._finish_parse(outcome.item_id, result, reading.format, original_name=name)
         outcome.parse_status = "partial" if result.warnings else "ok"
         outcome.warnings.extend(result.warnings)
+        outcome.alerts[:] = result.alerts
+        outcome.reason = None
         self._members_checked.add(outcome.item_id)
         for child in result.children:
             self._take_child(
@@ -538,6 +571,14 @@ class _Reading:
     error: str | None
     status: str | None  # the parse status when there is no result
     stopped: str | None = None  # "timeout" | "crash": the reader's process did not answer
+
+
+def _alerts_of(metadata: dict[str, Any]) -> list[str]:
+    """The alerts a reader raised for an item held already, from its recorded metadata."""
+    active = metadata.get("active_content")
+    if isinstance(active, list) and active:
+        return [active_content_alert([str(a) for a in active])]
+    return []
 
 
 def _member_count(session: Session, sha256: str) -> int | None:

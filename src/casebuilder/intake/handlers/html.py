@@ -36,6 +36,7 @@ from casebuilder.intake.handlers.text import (
     extension,
     looks_like_text,
     read_capped,
+    utf16_without_bom,
 )
 
 HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml", ".shtml"})
@@ -82,6 +83,8 @@ def _markup_start(head: bytes) -> str:
         head = head[3:]
     elif head.startswith((b"\xff\xfe", b"\xfe\xff")):
         head = head[:4096].decode("utf-16", errors="replace").encode("utf-8", errors="replace")
+    elif (utf16 := utf16_without_bom(head)) is not None:
+        head = head[:4096].decode(utf16, errors="replace").encode("utf-8", errors="replace")
     # latin-1 maps every byte, so this never fails, and the markup we look for is ASCII.
     text = head[:8192].decode("latin-1").lower()
     pos = 0

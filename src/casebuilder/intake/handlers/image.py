@@ -227,16 +227,55 @@ def _gps(gps: dict[int, Any], warnings_out: list[str]) -> dict[str, JSONValue]:
     return found
 
 
+def _open_exif(image: Image.Image, warnings_out: list[str]
+               ) -> tuple[Image.Exif, dict[int, Any], dict[int, Any]] | None:
+    """The EXIF block and its Exif and GPS sub-blocks, with a warning for each part that is
+    there but could not be read. Pillow reads damaged EXIF leniently and says little: a bad
+    header gives no tags at all, a GPS pointer that leads outside the block gives an empty
+    GPS block, and torn entries only raise a Python warning ("Corrupt EXIF data"). Each of
+    those would otherwise drop what the camera recorded (the GPS position, the capture time)
+    without a word."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            exif = image.getexif()
+            exif_ifd = dict(exif.get_ifd(_EXIF_IFD))
+            gps_ifd = dict(exif.get_ifd(_GPS_IFD))
+        except Exception as exc:  # noqa: BLE001 - a damaged EXIF block must not cost the rest
+            warnings_out.append(f"EXIF block could not be read: {exc}")
+            return None
+    for note in dict.fromkeys(str(w.message).strip() for w in caught):
+        warnings_out.append(f"EXIF block is damaged ({note}); some of its entries were not read")
+    raw = image.info.get("exif")
+    if isinstance(raw, bytes) and len(raw) > 6 and not len(exif):
+        warnings_out.append(
+            f"EXIF block of {len(raw):,} bytes could not be read (its header or first entry "
+            "table is damaged): capture time, camera and GPS position, if any, are lost here"
+        )
+    for tag, what, found in ((_EXIF_IFD, "Exif sub-block (capture time, offsets)", exif_ifd),
+                             (_GPS_IFD, "GPS block (position, GPS time)", gps_ifd)):
+        if tag in exif and not found:
+            warnings_out.append(
+                f"EXIF {what} could not be read: its pointer ({_shown_pointer(exif.get(tag))}) "
+                "leads outside the EXIF data or to a damaged entry table"
+            )
+    if (_GPS_LAT in gps_ifd) != (_GPS_LON in gps_ifd):
+        warnings_out.append("EXIF GPS block holds a latitude or a longitude, not both: "
+                            "no position read")
+    return exif, exif_ifd, gps_ifd
+
+
+def _shown_pointer(value: Any) -> str:
+    return f"offset {value}" if isinstance(value, int) else repr(value)[:40]
+
+
 def read_exif(image: Image.Image, warnings_out: list[str]) -> dict[str, JSONValue]:
     """Capture time, camera, software, orientation and GPS from an opened image's EXIF."""
     metadata: dict[str, JSONValue] = {}
-    try:
-        exif = image.getexif()
-        exif_ifd = exif.get_ifd(_EXIF_IFD)
-        gps_ifd = exif.get_ifd(_GPS_IFD)
-    except Exception as exc:  # noqa: BLE001 - a damaged EXIF block must not cost the rest
-        warnings_out.append(f"EXIF block could not be read: {exc}")
+    opened = _open_exif(image, warnings_out)
+    if opened is None:
         return metadata
+    exif, exif_ifd, gps_ifd = opened
     for key, tag in (("camera_make", _MAKE), ("camera_model", _MODEL), ("software", _SOFTWARE)):
         value = _text(exif.get(tag))
         if value is not None:
@@ -261,7 +300,7 @@ def read_exif(image: Image.Image, warnings_out: list[str]) -> dict[str, JSONValu
                 metadata["captured_at_source"] = "DateTimeDigitized"
             break
     try:
-        metadata.update(_gps(dict(gps_ifd), warnings_out))
+        metadata.update(_gps(gps_ifd, warnings_out))
     except Exception as exc:  # noqa: BLE001 - EXIF values may be of any type and size
         warnings_out.append(f"EXIF GPS block could not be read: {exc}")
     return metadata
