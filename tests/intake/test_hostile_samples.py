@@ -71,6 +71,13 @@ def test_utf16_html_without_a_bom_is_read_as_html(tmp_path):
     assert decoded.encoding == "utf-16-le" and "<title>Харків</title>" in decoded.text
 
 
+def test_utf16_text_with_a_bom_is_not_taken_for_an_mp3_frame(tmp_path):
+    # FF FE then "R\0" reads as an MPEG audio frame header; the content is plainly text.
+    data = ("Rescuers searched the rubble. " * 20).encode("utf-16")
+    handler = choose_handler(Sniff("statement.txt", data, len(data)), default_handlers())
+    assert handler is not None and handler.name == "text"
+
+
 def test_binary_with_nul_bytes_is_not_mistaken_for_utf16():
     noise = bytes(range(256)) * 64  # NULs on one side only every 256 bytes: not text
     assert TextHandler().bid(Sniff("x.bin", noise, len(noise))) == 0
