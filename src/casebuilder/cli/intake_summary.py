@@ -2,7 +2,11 @@
 
 Every path the run could not take in, could not read, or could read only in part is listed with
 the reason, so that nothing partial passes for complete; files a reader flagged (active content
-in a PDF) are listed apart, since they were read in full.
+in a PDF) are listed apart. The exit status tells success (0), partial failure (1: some path
+not taken in, not read or read only in part, or a text not extracted; all of it recorded in the
+case) and error (2: the run stopped, e.g. the case home is full). A run whose every path failed
+(``ingest /nonexistent``) is a partial failure, not an error: the failures are about the inputs,
+each is recorded and signed, and the case is sound; 2 is kept for "the run could not go on".
 """
 
 from __future__ import annotations
@@ -48,3 +52,24 @@ def print_problems(report: IngestReport) -> None:
         for outcome in alerted:
             for alert in outcome.alerts:
                 click.echo(f"  {outcome.path}: {alert} [#{outcome.item_id}]")
+
+
+def report_stop(report: IngestReport) -> None:
+    """One line on standard error naming the file and the problem, when the run stopped."""
+    if report.stopped is not None:
+        click.echo(f"casebuilder: error: {report.stopped.reason}; the run stopped at "
+                   f"{report.stopped.path}: everything listed above as stored is kept and "
+                   "recorded, nothing was left half-written", err=True)
+    if report.checkpoint_problem is not None:
+        click.echo(f"casebuilder: error: the closing checkpoint was not signed: "
+                   f"{report.checkpoint_problem}; the next command signs these entries",
+                   err=True)
+
+
+def ingest_exit_status(report: IngestReport, *, extracted: bool = True) -> int:
+    """0: every path taken in and read; 1: partial failure; 2: the run stopped on an error."""
+    if report.stopped is not None or report.checkpoint_problem is not None:
+        return 2
+    if report.problems or not extracted:
+        return 1
+    return 0

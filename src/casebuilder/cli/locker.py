@@ -111,10 +111,17 @@ def print_ingest_report(report: IngestReport, home: Path) -> None:
 def ingest_command(
     state: CliState, paths: tuple[Path, ...], show_progress: bool | None, extract: bool
 ) -> None:
-    """Preserve files and folders (recursively) and read what can be read from them."""
+    """Preserve files and folders (recursively) and read what can be read from them.
+
+    Exit status: 0 when every path was taken in and read in full; 1 when some path could not
+    be taken in, was not readable or only partly readable, or its text could not be extracted
+    (all of it recorded); 2 on an error that stopped the run (the case home could not be
+    written, say a full disk: what was stored before it is kept and listed)."""
+    from casebuilder.cli.intake_summary import ingest_exit_status, report_stop
     from casebuilder.cli.progress import RichIngestProgress, want_progress
     from casebuilder.intake.ingest import ingest
 
+    extracted = True
     with opened_case(state) as case:
         progress = RichIngestProgress() if want_progress(show_progress) else None
         try:
@@ -125,10 +132,12 @@ def ingest_command(
         print_ingest_report(report, state.home)
         # Items an earlier run stored but never read are read now, and extracted like new ones.
         texts = texts_among(case, report.parsed_item_ids)
-        if texts and extract:
+        if texts and extract and report.stopped is None:
             from casebuilder.cli.extraction import run_extraction
 
-            run_extraction(case, texts)
+            extracted = run_extraction(case, texts)
+    report_stop(report)
+    sys.exit(ingest_exit_status(report, extracted=extracted))
 
 
 @cli.command("verify")

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from casebuilder.errors import CasebuilderError, IntakeError, UnreadableContent
+from casebuilder.errors import CasebuilderError, CaseWriteError, IntakeError, UnreadableContent
 from casebuilder.intake.handlers import choose_handler, default_handlers, describe_mismatch
 from casebuilder.intake.handlers.base import (
     Child,
@@ -111,10 +111,23 @@ class IngestOutcome:
         return None
 
 
+@dataclass(frozen=True)
+class StoppedRun:
+    """Why a run stopped before its last file: the case home could not be written."""
+
+    path: str  # printable path of the file it stopped at
+    reason: str
+
+
 @dataclass
 class IngestReport:
     outcomes: list[IngestOutcome] = field(default_factory=list)
     checkpoint: CheckpointOutcome | None = None
+    #: Set when the case home could not be written (a full disk): the files after it were not
+    #: looked at; everything listed in ``outcomes`` as stored is committed.
+    stopped: StoppedRun | None = None
+    #: Why the closing checkpoint could not be signed, if it could not (a full disk).
+    checkpoint_problem: str | None = None
 
     @property
     def new(self) -> list[IngestOutcome]:
@@ -193,6 +206,12 @@ class Ingester:
         for candidate in plan:
             try:
                 self._take_candidate(candidate)
+            except CaseWriteError as exc:
+                # The case home cannot be written (a full disk): every later file would fail
+                # the same way, and recording a failure needs a write too. What was committed
+                # stays; this file's unit of work was rolled back.
+                self.report.stopped = StoppedRun(printable(candidate.path), str(exc))
+                break
             except CasebuilderError as exc:
                 self._intake_failed(candidate.path, str(exc))
             except (OSError, ValueError, RecursionError) as exc:
@@ -200,7 +219,10 @@ class Ingester:
                 # for it stays, and the failure is itself recorded.
                 self._intake_failed(candidate.path,
                                     f"could not be taken in: {type(exc).__name__}: {exc}")
-        self.report.checkpoint = self.case.checkpoint()
+        try:
+            self.report.checkpoint = self.case.checkpoint()
+        except CaseWriteError as exc:
+            self.report.checkpoint_problem = str(exc)
         return self.report
 
     # -- one file and its sidecar -------------------------------------------------------
@@ -457,6 +479,8 @@ class Ingester:
                 stored = self.case.objects.store_stream(
                     stream, label=shown, max_size=self.case.config.max_file_size
                 )
+        except CaseWriteError:
+            raise  # the case home, not the member, is at fault: the run stops
         except (CasebuilderError, OSError) as exc:
             reason = exc.reason if isinstance(exc, IntakeError) else str(exc)
             with self.case.transaction() as tx:

@@ -27,6 +27,7 @@ from casebuilder import tool_id
 from casebuilder.errors import (
     CasebuilderError,
     CaseHomeError,
+    CaseWriteError,
     ConfigurationError,
     IntegrityError,
 )
@@ -44,6 +45,7 @@ from casebuilder.preservation.custody import (
     RunningLock,
     case_lock,
     custody_transaction,
+    database_writes,
     lock_log_state,
     move_tail_aside,
     read_tail,
@@ -124,7 +126,7 @@ class Case:
 
     def checkpoint(self) -> CheckpointOutcome:
         """Sign the log's current head unless the latest checkpoint already covers it."""
-        with case_lock(self.paths.lock):
+        with case_lock(self.paths.lock), database_writes():
             self._recover(check_uncovered=False)
             outcome = self._sign()
         self.running_lock().release()  # whatever this opening wrote is signed now
@@ -168,7 +170,10 @@ class Case:
                 timestamper=self.timestamper,
             )
             line = signed.as_line()
-            before = append_checkpoint_line(self.paths.checkpoints, line)
+            try:
+                before = append_checkpoint_line(self.paths.checkpoints, line)
+            except OSError as exc:
+                raise CaseWriteError(f"cannot write the signed checkpoint: {exc}") from exc
             session.add(
                 Checkpoint(
                     tree_size=signed.tree_size,

@@ -10,6 +10,7 @@ its back refuses to append and asks for ``casebuilder verify``.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import os
@@ -20,9 +21,10 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from casebuilder.errors import CaseHomeError, CustodyLogError, IntegrityError
+from casebuilder.errors import CaseHomeError, CaseWriteError, CustodyLogError, IntegrityError
 from casebuilder.model.clock import Clock, format_utc
 from casebuilder.preservation.canonical import canonical_bytes
 from casebuilder.preservation.merkle import leaf_hash
@@ -249,10 +251,29 @@ def unit_of_work(
         state.tree_size += len(tx.pending)
         state.byte_length += len(blob)
         session.flush()
+    except OperationalError as exc:
+        session.rollback()
+        raise _database_write_error(exc) from exc
     except BaseException:
         session.rollback()
         raise
     _append_and_commit(session, log_path, on_disk, blob)
+
+
+@contextmanager
+def database_writes() -> Iterator[None]:
+    """A write the database refuses (full disk, read-only file, I/O error) is a CaseWriteError:
+    the command stops, with a message rather than a driver's traceback."""
+    try:
+        yield
+    except OperationalError as exc:
+        raise _database_write_error(exc) from exc
+
+
+def _database_write_error(exc: OperationalError) -> CaseWriteError:
+    """The database refused a write ("database or disk is full", a read-only file, an I/O
+    error): the unit of work is rolled back and the command stops."""
+    return CaseWriteError(f"the case database could not be written: {exc.orig}")
 
 
 @contextmanager
@@ -272,7 +293,8 @@ def custody_transaction(
     then does, a failure of its own cannot undo what recovery moved and logged."""
     with case_lock(lock_path):
         if prepare is not None:
-            prepare()
+            with database_writes():
+                prepare()
         with sessions() as session:
             state = lock_log_state(session)
             with unit_of_work(
@@ -401,18 +423,20 @@ def _append_and_commit(session: Session, log_path: Path, old_length: int, blob: 
         try:
             written = os.write(fd, blob)
             if written != len(blob):
-                raise CustodyLogError(f"short write to {log_path}")
+                raise OSError(errno.ENOSPC, f"short write ({written} of {len(blob)} bytes)")
             os.fsync(fd)
         except OSError as exc:
             os.ftruncate(fd, old_length)
             session.rollback()
-            raise CustodyLogError(f"cannot append to the custody log: {exc}") from exc
+            raise CaseWriteError(f"cannot append to the custody log: {exc}") from exc
         try:
             session.commit()
-        except BaseException:
+        except BaseException as exc:
             # The database did not take the action, so the log must not claim it either.
             os.ftruncate(fd, old_length)
             os.fsync(fd)
+            if isinstance(exc, OperationalError):
+                raise _database_write_error(exc) from exc
             raise
     finally:
         os.close(fd)

@@ -12,18 +12,26 @@ Runs of zero bytes are skipped with a seek instead of written, so a sparse file 
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import queue
 import shutil
 import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from casebuilder.errors import IntakeError, IntegrityError, ObjectMissing, StoreError
+from casebuilder.errors import (
+    CaseWriteError,
+    IntakeError,
+    IntegrityError,
+    ObjectMissing,
+    StoreError,
+)
 
 CHUNK = 4 * 1024 * 1024
 _ZEROS = bytes(CHUNK)
@@ -258,8 +266,9 @@ class ObjectStore:
         max_size: int | None = None,
     ) -> StoredObject:
         self.replaced = []
-        self.staging.mkdir(parents=True, exist_ok=True)
-        tmp_fd, tmp_name = _mkstemp(self.staging)
+        with writing_to_case(label):
+            self.staging.mkdir(parents=True, exist_ok=True)
+            tmp_fd, tmp_name = _mkstemp(self.staging)
         tmp_path = Path(tmp_name)
         hasher = _CopyHasher(tmp_fd)
         size = 0
@@ -267,7 +276,11 @@ class ObjectStore:
             try:
                 while True:
                     buffer, view, index = hasher.take()
-                    length = _read_into(source, view)
+                    try:
+                        length = _read_into(source, view)
+                    except OSError as exc:  # the source's fault: this file alone fails
+                        hasher.give_back(index)
+                        raise IntakeError(label, _os_reason(exc)) from exc
                     if length == 0:
                         hasher.give_back(index)
                         break
@@ -275,19 +288,18 @@ class ObjectStore:
                     if max_size is not None and size > max_size:
                         hasher.give_back(index)
                         raise IntakeError(label, f"larger than the limit of {max_size} bytes")
-                    if length == CHUNK and buffer == _ZEROS:
-                        # Leave a hole: extend the file without writing, so the read-back
-                        # reads zeros from the hole rather than past the end.
-                        os.lseek(tmp_fd, length, os.SEEK_CUR)
-                        os.ftruncate(tmp_fd, size)
-                    else:
-                        _write_all(tmp_fd, view[:length])
-                        _start_writeback(tmp_fd, size - length, length)
+                    with writing_to_case(label):
+                        if length == CHUNK and buffer == _ZEROS:
+                            # Leave a hole: extend the file without writing, so the read-back
+                            # reads zeros from the hole rather than past the end.
+                            os.lseek(tmp_fd, length, os.SEEK_CUR)
+                            os.ftruncate(tmp_fd, size)
+                        else:
+                            _write_all(tmp_fd, view[:length])
+                            _start_writeback(tmp_fd, size - length, length)
                     hasher.submit(index, length, size - length)
                     if progress is not None:
                         progress(length)
-            except OSError as exc:
-                raise IntakeError(label, _os_reason(exc)) from exc
             finally:
                 sha256, sha512, stored_sha256 = hasher.finish()
             if stored_sha256 != sha256:
@@ -295,9 +307,10 @@ class ObjectStore:
                     f"{label}: the copy written to the store does not hash like the source "
                     f"({stored_sha256} != {sha256}); nothing was stored"
                 )
-            os.fsync(tmp_fd)
-            os.close(tmp_fd)
-            tmp_fd = -1
+            with writing_to_case(label):
+                os.fsync(tmp_fd)
+                os.close(tmp_fd)
+                tmp_fd = -1
             final = self.path_for(sha256)
             set_aside: SetAside | None = None
             if os.path.lexists(final):
@@ -308,10 +321,11 @@ class ObjectStore:
                 # evidence, and the verified copy we just made takes its place.
                 set_aside = self._set_aside(final, sha256)
                 self.replaced.append(sha256)
-            final.parent.mkdir(parents=True, exist_ok=True)
-            os.chmod(tmp_path, 0o444)
-            os.replace(tmp_path, final)
-            _fsync_dir(final.parent)
+            with writing_to_case(label):
+                final.parent.mkdir(parents=True, exist_ok=True)
+                os.chmod(tmp_path, 0o444)
+                os.replace(tmp_path, final)
+                _fsync_dir(final.parent)
             return StoredObject(sha256, sha512, size, final, already_present=False,
                                 set_aside=set_aside)
         except BaseException:
@@ -459,7 +473,21 @@ def _write_all(fd: int, data: bytes | memoryview) -> None:
 
 
 def _os_reason(exc: OSError) -> str:
-    return exc.strerror.lower() if exc.strerror else str(exc)
+    """"no space left on device (ENOSPC)": the system's words and the code to look up."""
+    code = errno.errorcode.get(exc.errno or 0)
+    words = exc.strerror.lower() if exc.strerror else str(exc)
+    return f"{words} ({code})" if code else words
+
+
+@contextmanager
+def writing_to_case(label: str) -> Iterator[None]:
+    """An OSError while writing into the case home is the case's, not the source's: a full
+    disk or a read-only file system fails every file after it too."""
+    try:
+        yield
+    except OSError as exc:
+        raise CaseWriteError(f"{label}: cannot write to the case home: {_os_reason(exc)}"
+                             ) from exc
 
 
 def _check_size(path: Path, size: int, allocated: int, max_size: int, staging: Path) -> None:
