@@ -5,6 +5,8 @@ problem, leaving nothing half-written."""
 from __future__ import annotations
 
 import errno
+import hashlib
+import json
 import os
 import shutil
 import sqlite3
@@ -123,7 +125,7 @@ def test_a_failed_write_to_the_store_stops_the_run_and_keeps_what_was_stored(
     assert report.stopped is not None and report.stopped.path.endswith("b.txt")
     assert "b.txt: cannot write to the case home: no space left on device (ENOSPC)" \
         in report.stopped.reason
-    assert list(case.paths.tmp.iterdir()) == []
+    assert [p.name for p in case.paths.tmp.iterdir() if p.name.startswith("incoming-")] == []
     assert verify_case(case).ok
 
 
@@ -159,4 +161,13 @@ def test_a_database_that_cannot_be_written_stops_the_run_and_cuts_the_log_back(
         state = session.get(LogState, 1)
         assert state is not None and state.byte_length == case.paths.log.stat().st_size
     case.checkpoint()  # the next command signs what the stopped one could not
-    assert verify_case(case).ok
+    # b.txt's object was renamed into the store before its receipt failed: logged as such
+    lines = case.paths.log.read_text().splitlines()
+    (note,) = [e for e in map(json.loads, lines) if e["action"] == "store-note"]
+    assert note["details"]["note"].startswith("objects this command stored whose records it "
+                                              "could not commit")
+    b_sha = hashlib.sha256(paths[1].read_bytes()).hexdigest()
+    assert [o["sha256"] for o in note["details"]["objects_without_item"]] == [b_sha]
+    report = verify_case(case)
+    assert report.ok, report.failures
+    assert any(f"object {b_sha}: left without an item by a command" in n for n in report.notes)

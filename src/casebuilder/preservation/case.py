@@ -110,7 +110,10 @@ class Case:
         self.running_lock().hold()
 
         def prepare() -> None:
-            if self._recover(check_uncovered=check):
+            logged = self._recover(check_uncovered=check)
+            if check:  # once per opening: what commands that died left in tmp/
+                logged = self._account_for_leftovers(settle_own=False) or logged
+            if logged:
                 self._sign()
 
         return custody_transaction(
@@ -128,9 +131,19 @@ class Case:
         """Sign the log's current head unless the latest checkpoint already covers it."""
         with case_lock(self.paths.lock), database_writes():
             self._recover(check_uncovered=False)
+            # This command's own stored objects are committed or never will be: account for
+            # those without an item, and for what gone writers left, before signing.
+            self._account_for_leftovers(settle_own=True)
             outcome = self._sign()
         self.running_lock().release()  # whatever this opening wrote is signed now
         return outcome
+
+    def _account_for_leftovers(self, *, settle_own: bool) -> bool:
+        """Log and clear what interrupted commands left in tmp/ (leftovers.py); the caller
+        holds the case lock."""
+        from casebuilder.preservation.leftovers import account_for_leftovers
+
+        return account_for_leftovers(self, settle_own=settle_own)
 
     def running_lock(self) -> RunningLock:
         """The lock that tells verify a command of this case is still running (custody.py)."""
@@ -359,6 +372,7 @@ class Case:
     def close(self) -> None:
         if self.running is not None:
             self.running.release()
+        self.objects.staging.close()
         self.engine.dispose()
 
 

@@ -47,6 +47,7 @@ ACTIONS = frozenset(
         "verify",  # the case was verified
         "bundle",  # a court bundle was written
         "checkpoint-note",  # reserved for notes about checkpoints (e.g. a failed time-stamp)
+        "store-note",  # what interrupted commands left in tmp/ or the store (leftovers.py)
     }
 )
 

@@ -32,6 +32,7 @@ from casebuilder.errors import (
     ObjectMissing,
     StoreError,
 )
+from casebuilder.preservation.staging import Staging
 
 CHUNK = 4 * 1024 * 1024
 _ZEROS = bytes(CHUNK)
@@ -203,7 +204,9 @@ def _fsync_dir(path: Path) -> None:
 class ObjectStore:
     def __init__(self, root: Path, staging: Path) -> None:
         self.root = root
-        self.staging = staging
+        self.staging_dir = staging
+        #: this process's temporaries and placement markers in ``tmp/`` (staging.py)
+        self.staging = Staging(staging)
         # Hashes whose stored file was wrong and was replaced, by the latest store call only
         # (each call starts it afresh, so a later duplicate is not reported as replaced).
         self.replaced: list[str] = []
@@ -240,7 +243,7 @@ class ObjectStore:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 raise IntakeError(str(path), "not a regular file (device, pipe or socket)")
-            _check_size(path, info.st_size, info.st_blocks * 512, max_size, self.staging)
+            _check_size(path, info.st_size, info.st_blocks * 512, max_size, self.staging_dir)
             with os.fdopen(os.dup(fd), "rb", buffering=0) as source:
                 return self._store_stream(source, progress=progress, label=str(path))
         finally:
@@ -267,9 +270,7 @@ class ObjectStore:
     ) -> StoredObject:
         self.replaced = []
         with writing_to_case(label):
-            self.staging.mkdir(parents=True, exist_ok=True)
-            tmp_fd, tmp_name = _mkstemp(self.staging)
-        tmp_path = Path(tmp_name)
+            tmp_fd, tmp_path = self.staging.new_temporary()
         hasher = _CopyHasher(tmp_fd)
         size = 0
         try:
@@ -324,6 +325,9 @@ class ObjectStore:
             with writing_to_case(label):
                 final.parent.mkdir(parents=True, exist_ok=True)
                 os.chmod(tmp_path, 0o444)
+                # Said before it is done: an object renamed in by a command that dies before
+                # committing its item is then known for what it is (staging.py).
+                self.staging.mark_placed(sha256)
                 os.replace(tmp_path, final)
                 _fsync_dir(final.parent)
             return StoredObject(sha256, sha512, size, final, already_present=False,
@@ -409,12 +413,6 @@ class ObjectStore:
         if not base.is_dir():
             return []
         return sorted(p.name for p in base.glob("*/*/*") if p.is_file())
-
-
-def _mkstemp(directory: Path) -> tuple[int, str]:
-    import tempfile
-
-    return tempfile.mkstemp(prefix="incoming-", dir=directory)
 
 
 def _read_into(source: BinaryIO, view: memoryview) -> int:

@@ -54,6 +54,7 @@ from casebuilder.preservation.checkpoint import SignedCheckpoint
 from casebuilder.preservation.custody import case_lock, command_running
 from casebuilder.preservation.keys import load_public_key, public_key_digest, verify_signature
 from casebuilder.preservation.merkle import MerkleTree, leaf_hash, verify_consistency
+from casebuilder.preservation.staging import Survey
 from casebuilder.store.schema import (
     AnalystDecision,
     CaseInfo,
@@ -183,6 +184,9 @@ class _Snapshot:
     aside: dict[str, tuple[bytes | None, str | None]] = field(default_factory=dict)
     #: another command held the running lock when this was read (custody.RunningLock)
     command_running: bool = False
+    #: the store's objects and what tmp/ holds, listed under the lock with the rows
+    stored_objects: list[str] = field(default_factory=list)
+    staging: Survey = field(default_factory=Survey)
 
 
 # -- reading, under the case lock ---------------------------------------------------------
@@ -214,6 +218,12 @@ def _snapshot(case: Case) -> _Snapshot:
         checkpoint_data, checkpoint_error = _read_bytes(case.paths.checkpoints)
         aside = {path.name: _read_bytes(path) for path in _aside_files(case.paths.custody)}
         running = command_running(running_lock_path(case.paths), case.running)
+        # Objects first, then tmp/: a writer marks an object before renaming it in, and its
+        # marker goes only under the case lock, so every object listed that no row names
+        # has its marker in the listing after it, or was left by a command that is gone.
+        stored_objects = case.objects.iter_object_names()
+        with case.objects.staging.survey(legacy_stale=not running) as staging:
+            pass  # looked at only: nothing is removed here
         with case.session() as session:
 
             def rows(entity: Any, *order: Any) -> list[Any]:
@@ -240,6 +250,8 @@ def _snapshot(case: Case) -> _Snapshot:
                 lock_note=lock_note,
                 aside=aside,
                 command_running=running,
+                stored_objects=stored_objects,
+                staging=staging,
             )
             session.expunge_all()
         return snapshot
@@ -1294,14 +1306,54 @@ def verify_case(
         _guarded(report, subject, partial(_check_item_file, case, item, subject, report))
         if on_item is not None:
             on_item(item.size)
-    stored = set(case.objects.iter_object_names())
-    held = {item.sha256 for item in snap.items}
-    for name in sorted(stored - held):
-        report.notes.append(
-            f"object {name} is in the store but no item names it (an "
-            "interrupted ingest, or a file placed there by hand)"
-        )
+    _guarded(report, "object store", lambda: _check_unnamed_objects(snap, lines, report))
     return report
+
+
+def _logged_leftovers(lines: list[_LogLine]) -> dict[str, int]:
+    """Objects ``store-note`` entries record as left without an item, and the entry that
+    says so (leftovers.py)."""
+    logged: dict[str, int] = {}
+    for line in lines:
+        if line.entry is None or _action(line.entry) != "store-note":
+            continue
+        objects = _details(line.entry).get("objects_without_item")
+        for record in objects if isinstance(objects, list) else []:
+            sha256 = _dict(record).get("sha256")
+            if isinstance(sha256, str):
+                logged.setdefault(sha256, line.index)
+    return logged
+
+
+def _check_unnamed_objects(snap: _Snapshot, lines: list[_LogLine],
+                           report: VerificationReport) -> None:
+    """Every object in the store is named by an item, or accounted for: by a ``store-note``
+    (an interrupted command left it: a note), by a running command's marker (not committed
+    yet: a note), or by a gone command's marker (the next command logs it: a note). One that
+    nothing accounts for is a failure: it is what putting back an older copy of the database
+    looks like (its items gone, their files still here), or a file placed there by hand."""
+    held = {item.sha256 for item in snap.items}
+    logged = _logged_leftovers(lines)
+    staging = snap.staging
+    for name in sorted(set(snap.stored_objects) - held):
+        if name in logged:
+            report.notes.append(f"object {name}: left without an item by a command that "
+                                f"stopped or failed (log entry {logged[name]} records it)")
+        elif name in staging.live_markers:
+            report.notes.append(f"object {name}: not yet committed, a command is running")
+        elif name in staging.settled_markers:
+            report.notes.append(f"object {name}: stored by a command that stopped before "
+                                "committing its item; the next command logs it")
+        else:
+            report.fail(f"object {name}",
+                        "is in the store, but no item names it and no custody entry accounts "
+                        "for it (the database put back from an older copy, or a file placed "
+                        "there by hand)")
+    for left in staging.stale_temporaries:
+        report.notes.append(f"tmp/{left.name} ({left.size} bytes): a partial copy left by an "
+                            "interrupted command, not evidence; the next command removes it "
+                            "and logs it")
+    report.counts["stored objects"] = len(snap.stored_objects)
 
 
 def record_verification(case: Case, report: VerificationReport) -> bool:

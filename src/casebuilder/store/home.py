@@ -9,7 +9,8 @@
       custody/log.jsonl      the append-only custody log (one canonical JSON entry per line)
       custody/checkpoints.jsonl  signed checkpoints of the log
       keys/                  the case's Ed25519 signing key (mode 0600) and its public key
-      tmp/                   staging area for atomic writes (same file system as objects/)
+      tmp/                   staging area for atomic writes (same file system as objects/):
+                             copies being made and markers of running writers (staging.py)
       lock                   taken by every command that writes
 
 Chosen with ``--home``, ``CASEBUILDER_HOME`` or the default ``./casebuilder-data``.
