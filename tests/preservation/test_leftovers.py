@@ -37,7 +37,8 @@ class Paused:
     def __init__(self, tmp_path: Path, mode: str, *args: str | os.PathLike[str]) -> None:
         self.ready, self.go = tmp_path / f"{mode}.ready", tmp_path / f"{mode}.go"
         env = {k: v for k, v in os.environ.items()
-               if not k.startswith("CASEBUILDER_") or k == "CASEBUILDER_CACHE"}
+               if not k.startswith("CASEBUILDER_") or k in {"CASEBUILDER_CACHE",
+                                                            "CASEBUILDER_SECOND_DIGEST"}}
         self.process = subprocess.Popen(
             [sys.executable, str(PAUSED), mode, str(self.ready), str(self.go), "--",
              *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,

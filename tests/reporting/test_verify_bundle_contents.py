@@ -282,12 +282,14 @@ def test_a_bundle_made_while_another_was_being_written_passes(tmp_path, dev_repo
 
     from casebuilder.preservation.custody import case_lock
     from casebuilder.preservation.items import item_ref
+    from casebuilder.preservation.sealing import seal_pending
     from casebuilder.reporting.bundle import _write_bundle_locked
     from casebuilder.store.schema import Item
 
     case = init_case(tmp_path / "home", name="two bundles at once", environ={})
     try:
         ingest(case, [dev_reports])
+        seal_pending(case)  # as write_bundle does first: bundles hold both digests
         # Bundle A, first half: its entry is recorded and checkpointed...
         with case.session() as session:
             refs = [item_ref(i) for i in session.execute(select(Item).where(Item.id == 1))

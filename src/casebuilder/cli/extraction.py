@@ -6,11 +6,14 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from casebuilder.cli.main import CliState, cli, opened_case
-from casebuilder.preservation.case import Case
+
+if TYPE_CHECKING:
+    from casebuilder.preservation.case import Case
 
 
 def extraction_tools() -> object:

@@ -12,16 +12,12 @@ import click
 from casebuilder.cli.main import CliState, cli, opened_case
 from casebuilder.errors import NotFound
 from casebuilder.intake.walk import printable
-from casebuilder.preservation.case import Case
-from casebuilder.preservation.verify import (
-    VerificationReport,
-    record_verification,
-    verify_case,
-)
 
+# Imported where used: `casebuilder --help` and a short ingest should not pay for them.
 if TYPE_CHECKING:
     from casebuilder.intake.ingest import IngestReport
-from casebuilder.store.schema import CustodyEvent, Derivation, Item, Origin
+    from casebuilder.preservation.case import Case
+    from casebuilder.preservation.verify import VerificationReport
 
 LIST_LIMIT = 60
 
@@ -44,6 +40,8 @@ def texts_among(case: Case, item_ids: list[int]) -> list[int]:
     if not item_ids:
         return []
     from sqlalchemy import select
+
+    from casebuilder.store.schema import Item
 
     with case.session() as session:
         return list(
@@ -119,14 +117,20 @@ def ingest_command(
     written, say a full disk: what was stored before it is kept and listed)."""
     from casebuilder.cli.intake_summary import ingest_exit_status, report_stop
     from casebuilder.cli.progress import RichIngestProgress, want_progress
-    from casebuilder.intake.ingest import ingest
+    from casebuilder.preservation.early import early_copies
 
     extracted = True
-    with opened_case(state) as case:
-        progress = RichIngestProgress() if want_progress(show_progress) else None
+    shown = want_progress(show_progress)
+    # Large named files start copying now, while the rest of the command is still loading.
+    with early_copies(state.home, paths, wanted=not shown) as early, opened_case(state) as case:
+        from casebuilder.intake.ingest import ingest
+
+        early.hand_to(case.objects)
+        progress = RichIngestProgress() if shown else None
         try:
             report = ingest(case, list(paths), progress=progress)
         finally:
+            early.close()
             if progress is not None:
                 progress.close()
         print_ingest_report(report, state.home)
@@ -136,6 +140,10 @@ def ingest_command(
             from casebuilder.cli.extraction import run_extraction
 
             extracted = run_extraction(case, texts)
+        if report.stopped is None:
+            from casebuilder.cli.sealing import seal_leftovers_inline
+
+            seal_leftovers_inline(case)
     report_stop(report)
     sys.exit(ingest_exit_status(report, extracted=extracted))
 
@@ -145,6 +153,8 @@ def ingest_command(
 @click.pass_obj
 def verify_command(state: CliState, as_json: bool) -> None:
     """Re-hash every stored file and check the custody log, checkpoints and database."""
+    from casebuilder.preservation.verify import record_verification, verify_case
+
     with opened_case(state, create=False) as case:
         report = verify_case(case)
         logged = record_verification(case, report)
@@ -214,6 +224,8 @@ def items_command(state: CliState, show_all: bool) -> None:
     """List the items held in the case."""
     from sqlalchemy import select
 
+    from casebuilder.store.schema import Item
+
     with opened_case(state, create=False) as case, case.session() as session:
         query = select(Item).order_by(Item.id)
         if not show_all:
@@ -234,6 +246,7 @@ def show_command(state: CliState, item_id: int) -> None:
     from sqlalchemy import select
 
     from casebuilder.preservation.items import item_ref, origin_record
+    from casebuilder.store.schema import Derivation, Item, Origin
 
     with opened_case(state, create=False) as case:
         with case.transaction() as tx:
@@ -283,6 +296,8 @@ def show_command(state: CliState, item_id: int) -> None:
 def log_command(state: CliState, tail: int) -> None:
     """Print custody log entries (one JSON object per line)."""
     from sqlalchemy import select
+
+    from casebuilder.store.schema import CustodyEvent
 
     with opened_case(state, create=False) as case, case.session() as session:
         query = select(CustodyEvent).order_by(CustodyEvent.seq.desc() if tail else CustodyEvent.seq)

@@ -188,6 +188,11 @@ class Ingester:
     #: The isolated readers' parse server while :meth:`run` runs.
     _parse_server: ParseServer | None = field(default=None, init=False, repr=False)
 
+    @property
+    def second_digest_inline(self) -> bool:
+        """SHA-512 while storing ([intake] second_digest = "inline"), or later (sealing.py)."""
+        return self.case.config.second_digest == "inline"
+
     def run(self, paths: Sequence[Path]) -> IngestReport:
         # One parse server for the run, stopped however the run ends (errors, Ctrl-C).
         with ParseServer() as server:
@@ -303,6 +308,7 @@ class Ingester:
                 path,
                 max_size=self.case.config.max_file_size,
                 progress=self.progress.advance if self.progress else None,
+                second_digest=self.second_digest_inline,
             )
             mtime = _mtime(path)
         except IntakeError as exc:
@@ -477,7 +483,8 @@ class Ingester:
         try:
             with child.open() as stream:
                 stored = self.case.objects.store_stream(
-                    stream, label=shown, max_size=self.case.config.max_file_size
+                    stream, label=shown, max_size=self.case.config.max_file_size,
+                    second_digest=self.second_digest_inline,
                 )
         except CaseWriteError:
             raise  # the case home, not the member, is at fault: the run stops

@@ -9,6 +9,7 @@ custody entry.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import getpass
 import hashlib
 import json
@@ -63,12 +64,20 @@ from casebuilder.preservation.keys import (
 from casebuilder.preservation.merkle import MerkleTree
 from casebuilder.preservation.objects import ObjectStore
 from casebuilder.store.database import ensure_schema, make_engine, session_factory, sqlite_url
-from casebuilder.store.home import CaseConfig, CasePaths, read_config, write_config
+from casebuilder.store.home import (
+    SECOND_DIGEST_MODES,
+    CaseConfig,
+    CasePaths,
+    read_config,
+    write_config,
+)
 from casebuilder.store.schema import CaseInfo, Checkpoint, CustodyEvent, LogState
 
 ACTOR_ENV = "CASEBUILDER_ACTOR"
 DATABASE_ENV = "CASEBUILDER_DATABASE_URL"
 TSA_ENV = "CASEBUILDER_TSA_URL"
+#: Overrides ``[intake] second_digest`` for one process ("background" or "inline").
+SECOND_DIGEST_ENV = "CASEBUILDER_SECOND_DIGEST"
 
 
 @dataclass
@@ -438,6 +447,12 @@ def _assemble(
 ) -> Case:
     engine = make_engine(_database_url(paths, config, environ))
     ensure_schema(engine)
+    mode = environ.get(SECOND_DIGEST_ENV)
+    if mode:
+        if mode not in SECOND_DIGEST_MODES:
+            raise ConfigurationError(f"{SECOND_DIGEST_ENV} must be one of "
+                                     f"{', '.join(SECOND_DIGEST_MODES)}, not {mode!r}")
+        config = dataclasses.replace(config, second_digest=mode)
     return Case(
         paths=paths,
         config=config,

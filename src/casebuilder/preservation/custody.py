@@ -40,6 +40,7 @@ ACTIONS = frozenset(
         "derive",  # a derived file was made from an item
         "extract",  # claims and incident mentions were extracted from a text
         "extract-failed",  # the extractor failed on a text (recorded so it is not retried)
+        "digest",  # a stored copy was read back and both digests recorded (sealing.py)
         "view",  # an item was shown or opened
         "export",  # data left the case in an export
         "annotate",  # an analyst added a note
@@ -54,22 +55,21 @@ ACTIONS = frozenset(
 
 @dataclass(frozen=True)
 class ItemRef:
-    """How an entry names an item: by id and by content, so either can be checked."""
+    """How an entry names an item: by id and by content, so either can be checked. An item
+    whose SHA-512 is not recorded yet is named without it (a ``digest`` entry adds it)."""
 
     id: int
     sha256: str
-    sha512: str
+    sha512: str | None
     size: int
     role: str
 
     def as_entry(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "role": self.role,
-            "sha256": self.sha256,
-            "sha512": self.sha512,
-            "size": self.size,
-        }
+        entry: dict[str, Any] = {"id": self.id, "role": self.role, "sha256": self.sha256,
+                                 "size": self.size}
+        if self.sha512 is not None:
+            entry["sha512"] = self.sha512
+        return entry
 
 
 @dataclass

@@ -29,6 +29,7 @@ import os
 import re
 import secrets
 import tempfile
+import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -88,6 +89,7 @@ class Staging:
         self.token = f"{os.getpid()}-{secrets.token_hex(4)}"
         self._lock_fd: int | None = None
         self._pid = os.getpid()
+        self._registering = threading.Lock()  # early copies register from a thread of theirs
 
     # -- writing ----------------------------------------------------------------------------
     @contextmanager
@@ -104,8 +106,12 @@ class Staging:
     def _register(self) -> None:
         """Take this process's writer lock (once; again in a forked child, which has its own
         pid and must not share its parent's lock)."""
-        if self._lock_fd is not None and self._pid == os.getpid():
-            return
+        with self._registering:
+            if self._lock_fd is not None and self._pid == os.getpid():
+                return
+            self._take_writer_lock()
+
+    def _take_writer_lock(self) -> None:
         self._pid = os.getpid()
         self.token = f"{self._pid}-{secrets.token_hex(4)}"
         fd = os.open(self.directory / f"writer-{self.token}.lock",

@@ -9,8 +9,10 @@ Checks, each reporting every failure it finds rather than stopping at the first:
 3. checkpoints: each signature verifies with the case key, each root is the root of that prefix
    of the log, each later checkpoint is consistent with the earlier one, the latest covers the
    whole log, time-stamp tokens (when present) match their checkpoints;
-4. stored files: every item's file is present and re-hashes (SHA-256 and SHA-512) to the values
-   recorded in the database and in the custody entry that first stated them;
+4. stored files: every item's file is present and re-hashes (SHA-256, and SHA-512 where it is
+   recorded) to the values recorded in the database and in the custody entries that state them;
+   an item whose SHA-512 is still pending is named in a note, and :func:`record_verification`
+   records the SHA-512 verify read from its stored copy (a ``digest`` entry);
 5. the database rows agree with the entries that recorded them, row for row and both ways:
    items (hashes, kind, format, parse results, creation time), origins (one per ``ingest``
    entry: time, actor, path, name, relation, parent, sidecar, mtime, collection digest),
@@ -54,6 +56,7 @@ from casebuilder.preservation.checkpoint import SignedCheckpoint
 from casebuilder.preservation.custody import case_lock, command_running
 from casebuilder.preservation.keys import load_public_key, public_key_digest, verify_signature
 from casebuilder.preservation.merkle import MerkleTree, leaf_hash, verify_consistency
+from casebuilder.preservation.objects import Digests
 from casebuilder.preservation.staging import Survey
 from casebuilder.store.schema import (
     AnalystDecision,
@@ -142,6 +145,10 @@ class VerificationReport:
     notes: list[str] = field(default_factory=list)
     counts: dict[str, int] = field(default_factory=dict)
     log_intact: bool = True  # entries and checkpoints agree; safe to append to
+    #: items whose SHA-512 is not recorded yet, with the digests verify read from their
+    #: stored copies when those matched the recorded SHA-256 and size (record_verification
+    #: seals them); None for a pending item whose copy did not match
+    pending: dict[int, Digests | None] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -732,7 +739,10 @@ def _check_item_file(case: Case, item: Item, subject: str, report: VerificationR
             f"stored file's SHA-256 is {digests.sha256}, but the item "
             f"records {item.sha256}: the file was altered or swapped",
         )
-    if digests.sha512 != item.sha512:
+    if item.sha512 is None:  # its second digest is pending: nothing to compare yet
+        sound = digests.sha256 == item.sha256 and digests.size == item.size
+        report.pending[item.id] = digests if sound else None
+    elif digests.sha512 != item.sha512:
         report.fail(subject, "stored file's SHA-512 differs from the one recorded")
     if digests.size != item.size:
         report.fail(subject, f"stored file is {digests.size} bytes, recorded as {item.size}")
@@ -759,11 +769,17 @@ def _check_item_entries(
     if not mentions:
         report.fail(subject, "is in the database but no custody entry records it")
         return
+    stated_sha512 = False
     for seq, entry in mentions:
         for ref in _refs(entry):
             if not _same(ref.get("id"), item.id):
                 continue
+            # An entry written while the SHA-512 was pending names the item without it;
+            # where an entry states it, it must be the item's.
+            stated_sha512 = stated_sha512 or "sha512" in ref
             for key in ("sha256", "sha512", "size"):
+                if key == "sha512" and key not in ref:
+                    continue
                 if not _same(ref.get(key), getattr(item, key)):
                     report.fail(
                         subject,
@@ -782,6 +798,9 @@ def _check_item_entries(
                     f"its kind {item.kind!r} differs from the role {role!r} that log entry "
                     f"{seq} ({action}) gives it",
                 )
+    if item.sha512 is not None and not stated_sha512:
+        report.fail(subject, f"database sha512 {item.sha512[:16]}… is stated by no custody "
+                             "entry (no receipt, derivation or digest entry records it)")
     first_seq, first = mentions[0]
     if item.entry_seq not in {seq for seq, _ in mentions}:
         report.fail(
@@ -1307,7 +1326,15 @@ def verify_case(
         if on_item is not None:
             on_item(item.size)
     _guarded(report, "object store", lambda: _check_unnamed_objects(snap, lines, report))
+    if report.pending:
+        report.notes.append(pending_note(report.pending))
     return report
+
+
+def pending_note(pending: dict[int, Digests | None]) -> str:
+    shown = ", ".join(map(str, sorted(pending)[:20])) + (", …" if len(pending) > 20 else "")
+    return (f"{len(pending)} item(s) have no recorded SHA-512 yet (second digest pending): "
+            f"{shown}; their SHA-256 was checked")
 
 
 def _logged_leftovers(lines: list[_LogLine]) -> dict[str, int]:
@@ -1356,6 +1383,28 @@ def _check_unnamed_objects(snap: _Snapshot, lines: list[_LogLine],
     report.counts["stored objects"] = len(snap.stored_objects)
 
 
+def _seal_pending(case: Case, report: VerificationReport) -> None:
+    """Record the SHA-512 verify read from the stored copy of each pending item whose SHA-256
+    and size held (sealing.py), and say so in the report."""
+    from casebuilder.preservation.sealing import pending_items, record_digests
+
+    sound = {item_id: d for item_id, d in report.pending.items() if d is not None}
+    if not sound:
+        return
+    sealed = record_digests(case, sound, by="verify")
+    if (old := pending_note(report.pending)) in report.notes:
+        report.notes.remove(old)
+    # what is still pending now (a sealer running beside verify may have sealed some)
+    still = {item_id for item_id, _, _ in pending_items(case, list(report.pending))}
+    report.pending = {i: d for i, d in report.pending.items() if i in still}
+    if sealed:
+        report.notes.append(f"{len(sealed)} item(s) waited for their SHA-512: read from their "
+                            "stored copies (SHA-256 re-checked) and recorded now (digest "
+                            "entries)")
+    if report.pending:
+        report.notes.append(pending_note(report.pending))
+
+
 def record_verification(case: Case, report: VerificationReport) -> bool:
     """Log the verification, but only into a log that is itself intact.
 
@@ -1364,6 +1413,8 @@ def record_verification(case: Case, report: VerificationReport) -> bool:
     """
     if not report.log_intact:
         return False
+    if report.ok:  # never copy rows that failed their checks into new entries
+        _seal_pending(case, report)
     details = {
         "ok": report.ok,
         "failures": [str(f) for f in report.failures][:200],

@@ -167,6 +167,7 @@ def write_bundle(case: Case, out: Path, *, item_ids: Sequence[int] | None = None
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise BundleError(f"{out} already exists; choose a new path for the bundle")
     chosen = _select_items(case, item_ids)
+    _seal_first(case, chosen)
     with case.session() as session:
         refs = [
             item_ref(i)
@@ -185,6 +186,21 @@ def write_bundle(case: Case, out: Path, *, item_ids: Sequence[int] | None = None
         # Under the lock no command can add rows while the bag is read; rows a command
         # committed before its own checkpoint are left out by entry number below.
         return _write_bundle_locked(case, out, chosen, as_zip, bundle_entry)
+
+
+def _seal_first(case: Case, chosen: list[int]) -> None:
+    """A bundle holds only items with both digests: record the SHA-512 of those still
+    waiting for it, read from their stored copies (sealing.py)."""
+    from casebuilder.preservation.sealing import pending_items, seal_pending
+
+    report = seal_pending(case, chosen, by="bundle")
+    if report.problems:
+        item_id, problem = report.problems[0]
+        raise BundleError(f"item {item_id}: {problem}; run 'casebuilder verify'")
+    left = pending_items(case, chosen)
+    if left:
+        raise BundleError(f"item {left[0][0]} still has no recorded SHA-512; run "
+                          "'casebuilder seal'")
 
 
 def _write_bundle_locked(

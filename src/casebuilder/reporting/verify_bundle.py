@@ -43,6 +43,9 @@ What it checks:
      among its origins; derived_from is the "derive" entry it names; role is what the item's
      first entry made it; format, parse results and the metadata digest are those of the
      item's last "parse" entry.
+  8. Second digests: the sha512 of every item is stated by an entry of the log that lists the
+     item with the same sha256 and size: its receipt, or a "digest" entry recorded when its
+     stored copy was read back after receipt (casebuilder may record SHA-512 after SHA-256).
 
 What it cannot check: the CMS signature of an RFC 3161 time-stamp token. It checks the token's
 message imprint and that checkpoint.tsr is the same token, and prints the openssl command that
@@ -1741,6 +1744,46 @@ def check_history(log: CustodyLog | None, held: dict[str, dict[str, object] | No
 
 
 # ---------------------------------------------------------------------------------------------
+# 8. Second digests: SHA-512 may be recorded after receipt, by a "digest" entry
+# ---------------------------------------------------------------------------------------------
+
+
+def check_second_digests(log: CustodyLog | None, held: dict[str, dict[str, object] | None],
+                         report: Report) -> None:
+    """Step 8: each item's sha512 is stated by some entry of the log listing the item with
+    the same sha256 and size (its receipt, or a later "digest" entry)."""
+    if log is None:
+        return
+    stated: dict[tuple[int, str], set[tuple[str, object]]] = {}
+    for entry in log.entries:
+        records = entry.get("items") if entry is not None else None
+        for record in records if isinstance(records, list) else []:
+            if not isinstance(record, dict) or entry is None or entry.get("action") == "bundle":
+                continue  # the bundle's own listing is checked in step 6
+            item_id, sha256 = as_count(record.get("id")), hex_digest_or_none(record.get("sha256"))
+            sha512 = hex_digest_or_none(record.get("sha512"), 128)
+            if item_id is not None and sha256 is not None and sha512 is not None:
+                stated.setdefault((item_id, sha256), set()).add((sha512, record.get("size")))
+    passed = total = 0
+    for name in sorted(held, key=name_order):
+        item = held[name]
+        item_id = as_count(item.get("id")) if item is not None else None
+        sha256 = hex_digest_or_none(item.get("sha256")) if item is not None else None
+        sha512 = hex_digest_or_none(item.get("sha512"), 128) if item is not None else None
+        if item is None or item_id is None or sha256 is None:
+            continue  # already reported in step 5
+        total += 1
+        if (sha512, item.get("size")) in stated.get((item_id, sha256), set()):
+            passed += 1
+        else:
+            report.fail("digest", f"data/items/{name}/item.json",
+                        f"sha512 {item.get('sha512')!r} is stated by no entry of the log that "
+                        f"lists item {item_id} with sha256 {sha256} (its receipt or a 'digest' "
+                        "entry)")
+    report.count("digests", passed, total, "each item's sha512 is recorded in the log")
+
+
+# ---------------------------------------------------------------------------------------------
 # Putting it together
 # ---------------------------------------------------------------------------------------------
 
@@ -1768,6 +1811,7 @@ def verify_bundle(bundle: Path) -> Report:
     held = _guarded(report, "items", lambda: check_items(bag, log, latest, report)) or {}
     _guarded(report, "contents", lambda: check_contents(bag, info, log, latest, held, report))
     _guarded(report, "history", lambda: check_history(log, held, report))
+    _guarded(report, "digests", lambda: check_second_digests(log, held, report))
     if log is not None and log.case_id is not None:
         for value in info.get("Casebuilder-Case-Id", []):
             if value != log.case_id:

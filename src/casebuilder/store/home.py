@@ -29,6 +29,10 @@ from casebuilder.errors import CaseHomeError, ConfigurationError
 DEFAULT_HOME = Path("casebuilder-data")
 HOME_ENV = "CASEBUILDER_HOME"
 DEFAULT_MAX_FILE_SIZE = 64 * 1024**3  # multi-gigabyte videos fit; a 1 TiB sparse file does not
+#: When ingest records an original's SHA-512: "background" (read back from the store by a
+#: process started after ingest, or by verify, bundle or a later command) or "inline" (in the
+#: storing pass itself, at the cost of ingest time). docs/decisions/0003.
+SECOND_DIGEST_MODES = ("background", "inline")
 
 
 @dataclass(frozen=True)
@@ -88,6 +92,7 @@ class CaseConfig:
     tsa_url: str = ""
     tsa_ca_file: str = ""
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    second_digest: str = "background"
     database_url: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -127,6 +132,10 @@ def write_config(paths: CasePaths, config: CaseConfig) -> None:
             "[intake]",
             "# Files larger than this many bytes are refused with a message.",
             f"max_file_size = {config.max_file_size}",
+            '# When an original\'s SHA-512 is recorded: "background" (read back from the store',
+            "# after ingest, by a process of its own or by verify/bundle) or \"inline\" (while",
+            "# storing, which makes ingest slower). SHA-256 is always computed while storing.",
+            f"second_digest = {_toml_string(config.second_digest)}",
             "",
             "[database]",
             "# SQLAlchemy URL; empty means SQLite in case.db inside the case home.",
@@ -161,6 +170,12 @@ def read_config(paths: CasePaths) -> CaseConfig:
         raise ConfigurationError(
             f"{paths.config}: [intake] max_file_size must be a positive integer"
         )
+    second_digest = section("intake").get("second_digest", "background")
+    if second_digest not in SECOND_DIGEST_MODES:
+        raise ConfigurationError(
+            f"{paths.config}: [intake] second_digest must be one of "
+            f"{', '.join(map(repr, SECOND_DIGEST_MODES))}, not {second_digest!r}"
+        )
     return CaseConfig(
         case_id=case["id"],
         name=str(case.get("name", "")),
@@ -168,6 +183,7 @@ def read_config(paths: CasePaths) -> CaseConfig:
         tsa_url=str(section("timestamping").get("url", "")),
         tsa_ca_file=str(section("timestamping").get("ca_file", "")),
         max_file_size=max_size,
+        second_digest=second_digest,
         database_url=str(section("database").get("url", "")),
         extra={
             k: v

@@ -54,7 +54,9 @@ class Item(Base):
     __tablename__ = "items"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
-    sha512: Mapped[str] = mapped_column(String(128))
+    # None until the stored copy is read back and its second digest recorded (a ``digest``
+    # custody entry, preservation/sealing.py); set at once when it is computed while storing.
+    sha512: Mapped[str | None] = mapped_column(String(128))
     size: Mapped[int] = mapped_column(BigInteger)
     kind: Mapped[str] = mapped_column(String(16))  # "original" | "derived"
     media_type: Mapped[str | None] = mapped_column(String(120))

@@ -25,10 +25,7 @@ import warnings
 import zlib
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
-
-import PIL
-from PIL import Image, ImageOps, UnidentifiedImageError
+from typing import TYPE_CHECKING, Any
 
 from casebuilder.errors import UnreadableContent
 from casebuilder.intake.handlers.base import (
@@ -40,6 +37,10 @@ from casebuilder.intake.handlers.base import (
     ParseSource,
     Sniff,
 )
+
+if TYPE_CHECKING:
+    from PIL import Image
+
 
 #: Pillow's own default limit; the handler's limit can be set lower, never silently higher.
 DEFAULT_MAX_PIXELS = 89_478_485
@@ -93,6 +94,8 @@ def _pillow_reads(kind: str) -> bool:
     extensions = {"AVIF": ".avif", "HEIF": ".heic"}
     if kind not in extensions:
         return True
+    from PIL import Image
+
     return Image.registered_extensions().get(extensions[kind]) is not None
 
 
@@ -316,6 +319,8 @@ def _summary(metadata: dict[str, JSONValue]) -> str:
 
 def make_thumbnail(image: Image.Image, size: int) -> bytes:
     """A JPEG of at most ``size`` px a side, turned upright per EXIF, alpha laid on white."""
+    from PIL import Image, ImageOps
+
     upright = ImageOps.exif_transpose(image)
     if upright.mode in ("RGBA", "LA", "PA") or (
         upright.mode == "P" and "transparency" in upright.info
@@ -348,7 +353,14 @@ class ImageHandler:
             return BID_NONE
         return BID_SIGNATURE
 
+    def prepare(self) -> None:
+        """Import Pillow in the parse server, once, before it forks a reader per file (the
+        ingesting process itself only bids, and need not load it)."""
+        from PIL import Image  # noqa: F401
+
     def parse(self, source: ParseSource) -> ParseResult:
+        from PIL import Image
+
         try:
             stream = open(source.path, "rb")  # noqa: SIM115 - closed by the with below
         except OSError as exc:
@@ -365,6 +377,9 @@ class ImageHandler:
         )
 
     def _parse(self, stream: io.BufferedReader, source: ParseSource) -> ParseResult:
+        import PIL
+        from PIL import Image, UnidentifiedImageError
+
         head = stream.read(64)
         stream.seek(0)
         kind = image_kind(head)

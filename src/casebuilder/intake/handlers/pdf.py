@@ -19,9 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Any
-
-import pypdf
+from typing import TYPE_CHECKING, Any
 
 from casebuilder.errors import UnreadableContent
 from casebuilder.intake.handlers.base import (
@@ -34,6 +32,9 @@ from casebuilder.intake.handlers.base import (
     Sniff,
     active_content_alert,
 )
+
+if TYPE_CHECKING:
+    import pypdf
 
 PAGE_SEPARATOR = "\n\f\n"
 DEFAULT_MAX_PAGES = 5_000
@@ -88,6 +89,8 @@ def _raw_names(data: bytes) -> set[str]:
 def _walk_objects(reader: pypdf.PdfReader) -> Iterator[Any]:
     """Every object of the document once (the trailer, each numbered object, and the values
     nested in them), including objects kept in compressed object streams."""
+    from pypdf.generic import IndirectObject
+
     numbers: set[int] = set()
     for table in reader.xref.values():
         numbers.update(table)
@@ -98,7 +101,7 @@ def _walk_objects(reader: pypdf.PdfReader) -> Iterator[Any]:
     while stack and seen < _MAX_WALKED:
         value = stack.pop()
         seen += 1
-        if isinstance(value, pypdf.generic.IndirectObject):
+        if isinstance(value, IndirectObject):
             continue  # visited as a numbered object of its own
         yield value
         if isinstance(value, dict):
@@ -232,6 +235,8 @@ class _Opened:
 
 
 def _open(data: bytes, *, strict: bool) -> _Opened:
+    import pypdf
+
     reader = pypdf.PdfReader(io.BytesIO(data), strict=strict)
     decrypted = True
     if reader.is_encrypted:
@@ -288,6 +293,12 @@ def _document_info(reader: pypdf.PdfReader) -> tuple[dict[str, JSONValue], list[
     return metadata, warnings
 
 
+def _pypdf_version() -> str:
+    import pypdf
+
+    return str(pypdf.__version__)
+
+
 def _active_note(data: bytes) -> str:
     found = active_content(data, None)
     return f"; contains active content: {', '.join(found)}" if found else ""
@@ -305,7 +316,14 @@ class PdfHandler:
     def bid(self, sniff: Sniff) -> int:
         return BID_SIGNATURE if looks_like_pdf(sniff.head) else BID_NONE
 
+    def prepare(self) -> None:
+        """Import pypdf in the parse server, once, before it forks a reader per file (the
+        ingesting process itself only bids, and need not load it)."""
+        import pypdf  # noqa: F401
+
     def parse(self, source: ParseSource) -> ParseResult:
+        import pypdf
+
         try:
             data = source.path.read_bytes()
         except OSError as exc:
@@ -409,6 +427,6 @@ class PdfHandler:
                 media_type="text/plain; charset=utf-8",
                 data=text.encode("utf-8"),
                 tool="pypdf",
-                tool_version=str(pypdf.__version__),
+                tool_version=str(_pypdf_version()),
             )
         )

@@ -18,8 +18,6 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
-import charset_normalizer
-
 from casebuilder.errors import UnreadableContent
 from casebuilder.intake.handlers.base import (
     BID_NONE,
@@ -172,6 +170,8 @@ def decode_text(data: bytes, *, declared: str | None = None) -> Decoded:
     except UnicodeDecodeError:
         pass
 
+    import charset_normalizer  # only for text that is neither marked nor UTF-8
+
     best = charset_normalizer.from_bytes(data).best()
     if best is not None:
         encoding = best.encoding
@@ -273,6 +273,12 @@ def extension(name: str) -> str:
     return PurePath(name.replace("\\", "/").rsplit("/", 1)[-1] or "_").suffix.lower()
 
 
+def _charset_normalizer_version() -> str:
+    import charset_normalizer
+
+    return str(charset_normalizer.__version__)
+
+
 class TextHandler:
     """Reads plain text and Markdown."""
 
@@ -296,7 +302,7 @@ class TextHandler:
         decoded = decode_text(data)
         is_markdown = extension(source.name) in MARKDOWN_EXTENSIONS
         tool = (
-            f"charset-normalizer {charset_normalizer.__version__}"
+            f"charset-normalizer {_charset_normalizer_version()}"
             if decoded.warning and decoded.warning.startswith("not UTF-8")
             else f"python-codecs {platform.python_version()}"
         )

@@ -4,4 +4,4 @@
 start-up path in :func:`casebuilder.store.database.ensure_schema` cannot drift.
 """
 
-HEAD = "0005_extraction_failures"
+HEAD = "0006_second_digest_later"
