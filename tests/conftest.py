@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from casebuilder.preservation.case import Case, init_case
+from casebuilder.preservation.case import SECOND_DIGEST_ENV, Case, init_case
 
 pytest_plugins = ["tsa_authority"]
 
@@ -22,6 +22,10 @@ def pytest_configure(config: pytest.Config) -> None:
         cache = Path(config.rootpath) / ".pytest_cache" / "casebuilder-cache"
         cache.mkdir(parents=True, exist_ok=True)
         os.environ["CASEBUILDER_CACHE"] = str(cache)
+    # Commands run by tests take both digests while storing, so that no background sealer
+    # outlives the test that started it; tests of the background sealer ask for it (and
+    # cases made with environ={} keep the default, so library ingests leave SHA-512 pending).
+    os.environ.setdefault(SECOND_DIGEST_ENV, "inline")
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -65,7 +69,8 @@ def run_cli(
         command += ["--home", str(home)]
     command += [os.fspath(a) for a in args]
     full_env = {k: v for k, v in os.environ.items()
-                if not k.startswith("CASEBUILDER_") or k == "CASEBUILDER_CACHE"}
+                if not k.startswith("CASEBUILDER_") or k in {"CASEBUILDER_CACHE",
+                                                             SECOND_DIGEST_ENV}}
     full_env.update(env or {})
     return subprocess.run(
         command, capture_output=True, text=True, env=full_env, cwd=cwd, timeout=600, check=False

@@ -9,16 +9,29 @@ with ``cli`` (and later ``web``) as thin front ends and ``store``/``model`` as t
 below every stage. Stages only import from stages below them.
 """
 
-from importlib.metadata import PackageNotFoundError, version
-
-try:
-    __version__ = version("casebuilder")
-except PackageNotFoundError:  # running from a source tree that was never installed
-    __version__ = "0.0.0+unknown"
+from functools import cache
 
 TOOL_NAME = "casebuilder"
 
 
+@cache
+def installed_version() -> str:
+    """The installed version. importlib.metadata costs a short command a noticeable part of
+    its start-up, so it is read only when a version is asked for."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("casebuilder")
+    except PackageNotFoundError:  # running from a source tree that was never installed
+        return "0.0.0+unknown"
+
+
+def __getattr__(name: str) -> str:
+    if name == "__version__":
+        return installed_version()
+    raise AttributeError(f"module 'casebuilder' has no attribute {name!r}")
+
+
 def tool_id() -> str:
     """The name and version recorded in custody entries and derivation records."""
-    return f"{TOOL_NAME} {__version__}"
+    return f"{TOOL_NAME} {installed_version()}"

@@ -25,6 +25,12 @@ class StoreError(CasebuilderError):
     """The database or the object store refused an operation."""
 
 
+class CaseWriteError(StoreError):
+    """The case home could not be written (no space left, a read-only file system, an I/O
+    error): not the fault of any one input, so a batch stops here; what was committed before
+    it is kept, and nothing is left half-written."""
+
+
 class IntegrityError(StoreError):
     """Stored data does not match what was recorded (a hash, a size, a log root)."""
 

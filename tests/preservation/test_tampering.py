@@ -19,6 +19,7 @@ import pytest
 
 from casebuilder.intake.ingest import ingest
 from casebuilder.preservation.case import init_case, open_case
+from casebuilder.preservation.sealing import seal_pending
 from casebuilder.preservation.verify import verify_case
 from conftest import run_cli
 
@@ -30,6 +31,7 @@ def pristine_home(tmp_path_factory, dev_reports) -> Path:
     try:
         report = ingest(case, [dev_reports])
         assert report.new and not [o for o in report.outcomes if o.status == "failed"]
+        assert seal_pending(case).sealed  # both digests of every item recorded
     finally:
         case.close()
     return home
@@ -115,6 +117,18 @@ def test_hash_edited_in_a_database_row(home):
     assert_caught(home, "item 3", "sha512")
     sqlite(home, f"UPDATE items SET sha512 = '{sha512}' WHERE id = 3")
     assert verify_in_process(home) == []
+
+
+def test_a_pending_sha512_filled_in_by_hand(tmp_path, dev_reports):
+    home = tmp_path / "home"
+    case = init_case(home, name="pending", environ={})
+    try:
+        ingest(case, [dev_reports / "2022-04-08-kramatorsk-1.txt"])
+    finally:
+        case.close()
+    sqlite(home, "UPDATE items SET sha512 = '" + "0" * 128 + "' WHERE id = 1")
+    assert_caught(home, "item 1", "database sha512 0000000000000000… is stated by no custody "
+                  "entry")
 
 
 def test_sha256_edited_in_a_database_row(home):

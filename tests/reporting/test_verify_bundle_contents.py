@@ -222,11 +222,15 @@ def test_a_bundle_made_while_another_was_being_written_passes(tmp_path, dev_repo
     entry is in A's log after A's own, and the checker must use the entry bag-info.txt names,
     not the last 'bundle' entry)."""
     from casebuilder.preservation.custody import case_lock
+    from casebuilder.preservation.sealing import seal_pending
     from casebuilder.reporting.bundle import record_bundle_entry, write_planned_bundle
 
     case = init_case(tmp_path / "home", name="two bundles at once", environ={})
     try:
         ingest(case, [dev_reports])
+        # Every SHA-512 recorded now, so that no bundle below signs a checkpoint of its own for
+        # them before its entry (which would end C's log before D's entry).
+        seal_pending(case)
         # A's entry is recorded and signed, then B is made from start to end, then A's bag.
         plan_a = record_bundle_entry(case, tmp_path / "a", item_ids=[1])
         case.checkpoint()

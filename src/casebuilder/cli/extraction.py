@@ -6,11 +6,14 @@ import json
 import os
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from casebuilder.cli.main import CliState, cli, opened_case
-from casebuilder.preservation.case import Case
+
+if TYPE_CHECKING:
+    from casebuilder.preservation.case import Case
 
 
 def extraction_tools() -> object:
@@ -21,7 +24,9 @@ def extraction_tools() -> object:
 
 def run_extraction(
     case: Case, item_ids: list[int] | None, *, quiet: bool = False, force: bool = False
-) -> None:
+) -> bool:
+    """Extract and print what happened; returns False when the extractor failed on an item
+    in this run (each failure is recorded in the custody log)."""
     from casebuilder.extraction.run import ExtractionTools, extract_items
 
     tools = extraction_tools()
@@ -31,11 +36,14 @@ def run_extraction(
     mentions = sum(o.mentions for o in done)
     claims = sum(o.claims for o in done)
     unchanged = [o for o in report.outcomes if o.status == "unchanged"]
-    failed = [o for o in report.outcomes if o.status in {"failed", "no text"} and o.reason]
+    failed = [o for o in report.outcomes
+              if o.status in {"failed", "no text", "failed before"} and o.reason]
     if not quiet or done or failed:
         click.echo(
             f"Extraction: {len(done)} texts read, {mentions} incident mentions, "
-            f"{claims} claims; {len(unchanged)} already extracted with these rules."
+            f"{claims} claims; {len(unchanged)} already extracted with these rules"
+            + (f"; {len(report.failed)} failed (recorded in the custody log)"
+               if report.failed else "") + "."
         )
     for o in failed:
         click.echo(f"  item {o.item_id} ({o.name}): {o.reason}")
@@ -51,6 +59,7 @@ def run_extraction(
         click.echo(f"Analysts' decisions: {noted} re-anchored to changed mention keys or found "
                    "unanchorable (logged in the custody log).")
     warn_unapplied(case)
+    return not report.failed
 
 
 @cli.command("extract")
@@ -65,7 +74,8 @@ def run_extraction(
 def extract_command(state: CliState, items: tuple[int, ...], force: bool) -> None:
     """Find incident mentions and claims in the texts held (default: all)."""
     with opened_case(state, create=False) as case:
-        run_extraction(case, list(items) or None, force=force)
+        complete = run_extraction(case, list(items) or None, force=force)
+    sys.exit(0 if complete else 1)  # 1: the extractor failed on some item (partial failure)
 
 
 @cli.command("geocode")

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 from pathlib import Path
@@ -12,16 +13,12 @@ import click
 from casebuilder.cli.main import CliState, cli, opened_case
 from casebuilder.errors import NotFound
 from casebuilder.intake.walk import printable
-from casebuilder.preservation.case import Case
-from casebuilder.preservation.verify import (
-    VerificationReport,
-    record_verification,
-    verify_case,
-)
 
+# Imported where used: `casebuilder --help` and a short ingest should not pay for them.
 if TYPE_CHECKING:
     from casebuilder.intake.ingest import IngestReport
-from casebuilder.store.schema import CustodyEvent, Derivation, Item, Origin
+    from casebuilder.preservation.case import Case
+    from casebuilder.preservation.verify import VerificationReport
 
 LIST_LIMIT = 60
 
@@ -45,6 +42,8 @@ def texts_among(case: Case, item_ids: list[int]) -> list[int]:
         return []
     from sqlalchemy import select
 
+    from casebuilder.store.schema import Item
+
     with case.session() as session:
         return list(
             session.execute(
@@ -56,7 +55,9 @@ def texts_among(case: Case, item_ids: list[int]) -> list[int]:
 
 
 def print_ingest_report(report: IngestReport, home: Path) -> None:
-    new, dups, failures = report.new, report.duplicates, report.failures
+    from casebuilder.cli.intake_summary import print_problems
+
+    new, dups, failures = report.new, report.duplicates, report.problems
     click.echo(
         f"Ingested into {home}: {len(new)} new, {len(dups)} already held, "
         f"{len(failures)} with problems."
@@ -80,11 +81,7 @@ def print_ingest_report(report: IngestReport, home: Path) -> None:
         for o in resumed[:LIST_LIMIT]:
             click.echo(f"  #{o.item_id:<5} {o.format or '-':<20} {o.parse_status or '-':<11} "
                        f"{o.path}")
-    if failures:
-        click.echo("Problems (originals that were readable are preserved all the same):")
-        for o in failures:
-            kept = "not taken in" if o.status == "failed" else f"kept as #{o.item_id}"
-            click.echo(f"  {o.path}: {o.reason} [{kept}]")
+    print_problems(report)
     cp = report.checkpoint
     if cp is not None and cp.checkpoint is not None:
         click.echo(
@@ -109,25 +106,62 @@ def print_ingest_report(report: IngestReport, home: Path) -> None:
     show_default=True,
     help="Extract incident mentions from the new texts.",
 )
+@click.option("--json", "as_json", is_flag=True,
+              help="Print the summary as one JSON object on standard output (the lines meant "
+              "for people go to standard error).")
 @click.pass_obj
 def ingest_command(
-    state: CliState, paths: tuple[Path, ...], show_progress: bool | None, extract: bool
+    state: CliState, paths: tuple[Path, ...], show_progress: bool | None, extract: bool,
+    as_json: bool,
 ) -> None:
-    """Preserve files and folders (recursively) and read what can be read from them."""
-    from casebuilder.cli.progress import RichIngestProgress, want_progress
-    from casebuilder.intake.ingest import ingest
+    """Preserve files and folders (recursively) and read what can be read from them.
 
-    with opened_case(state) as case:
-        progress = RichIngestProgress() if want_progress(show_progress) else None
+    Exit status: 0 when every path was taken in and read in full; 1 when some path could not
+    be taken in, was not readable or only partly readable, or its text could not be extracted
+    (all of it recorded); 2 on an error that stopped the run (the case home could not be
+    written, say a full disk: what was stored before it is kept and listed)."""
+    from casebuilder.cli.intake_summary import ingest_exit_status, report_stop, summary_json
+
+    if not as_json:
+        extracted, report = _ingest(state, paths, show_progress, extract)
+        report_stop(report)
+        sys.exit(ingest_exit_status(report, extracted=extracted))
+    # Standard output carries the JSON alone; what is written for people goes to stderr.
+    with contextlib.redirect_stdout(sys.stderr):
+        extracted, report = _ingest(state, paths, show_progress, extract)
+        report_stop(report)
+    status = ingest_exit_status(report, extracted=extracted)
+    click.echo(json.dumps(summary_json(report, str(state.home), extracted=extracted,
+                                       status=status), ensure_ascii=False, indent=2))
+    sys.exit(status)
+
+
+def _ingest(state: CliState, paths: tuple[Path, ...], show_progress: bool | None,
+            extract: bool) -> tuple[bool, IngestReport]:
+    """Ingest, print the summary and extract what is to be extracted; (extraction ran without
+    a failure, the ingest report)."""
+    from casebuilder.cli.progress import RichIngestProgress, want_progress
+    from casebuilder.preservation.early import early_copies
+
+    extracted = True
+    shown = want_progress(show_progress)
+    # Large named files start copying now, while the rest of the command is still loading.
+    with early_copies(state.home, paths, wanted=not shown) as early, opened_case(state) as case:
+        from casebuilder.intake.ingest import ingest
+
+        early.hand_to(case.objects)
+        progress = RichIngestProgress() if shown else None
         try:
             report = ingest(case, list(paths), progress=progress)
         finally:
+            early.close()
             if progress is not None:
                 progress.close()
         print_ingest_report(report, state.home)
-        if extract:
+        if extract and report.stopped is None:
             # The texts read now, and every text an earlier run stored but never extracted (it
-            # was killed, or the disk filled): each stored text is extracted exactly once.
+            # was killed, or the disk filled): each stored text is extracted exactly once (a
+            # text the same rules failed on before is not retried; extract_item says so).
             from casebuilder.extraction.pending import unextracted_items
 
             texts = sorted(set(texts_among(case, report.parsed_item_ids))
@@ -135,7 +169,12 @@ def ingest_command(
             if texts:
                 from casebuilder.cli.extraction import run_extraction
 
-                run_extraction(case, texts)
+                extracted = run_extraction(case, texts)
+        if report.stopped is None:
+            from casebuilder.cli.sealing import seal_leftovers_inline
+
+            seal_leftovers_inline(case)
+    return extracted, report
 
 
 @cli.command("verify")
@@ -153,6 +192,7 @@ def ingest_command(
 def verify_command(state: CliState, as_json: bool, public_key: Path | None,
                    against: Path | None) -> None:
     """Re-hash every stored file and check the custody log, checkpoints and database."""
+    from casebuilder.preservation.verify import record_verification, verify_case
     from casebuilder.reporting.bundle_compare import (
         add_comparison,
         compare_case_with_bundle,
@@ -197,6 +237,7 @@ def items_command(state: CliState, show_all: bool, as_json: bool) -> None:
     from sqlalchemy import select
 
     from casebuilder.cli.views import log_view
+    from casebuilder.store.schema import Item
 
     with opened_case(state, create=False) as case:
         with case.session() as session:
@@ -237,6 +278,7 @@ def show_command(state: CliState, item_id: int) -> None:
     from sqlalchemy import select
 
     from casebuilder.preservation.items import item_ref, origin_record
+    from casebuilder.store.schema import Derivation, Item, Origin
 
     with opened_case(state, create=False) as case:
         with case.transaction() as tx:
@@ -289,6 +331,7 @@ def log_command(state: CliState, tail: int | None) -> None:
     from sqlalchemy import select
 
     from casebuilder.cli.views import log_view
+    from casebuilder.store.schema import CustodyEvent
 
     with opened_case(state, create=False) as case:
         with case.session() as session:

@@ -8,14 +8,15 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from casebuilder import __version__
 from casebuilder.errors import CasebuilderError
-from casebuilder.preservation.case import Case, init_case, open_case
 from casebuilder.store.home import resolve_home
+
+if TYPE_CHECKING:
+    from casebuilder.preservation.case import Case
 
 
 @dataclass
@@ -25,10 +26,19 @@ class CliState:
 
 
 @contextmanager
-def opened_case(state: CliState, *, create: bool = True) -> Iterator[Case]:
+def opened_case(state: CliState, *, create: bool = True, seal_after: bool = True
+                ) -> Iterator[Case]:
+    """The case for one command; afterwards, in background mode, items left waiting for their
+    SHA-512 are handed to a sealer of their own (cli/sealing.py)."""
+    from casebuilder.preservation.case import open_case
+
     case = open_case(state.home, create=create)
     try:
         yield case
+        if seal_after:
+            from casebuilder.cli.sealing import seal_in_background
+
+            seal_in_background(case)
     finally:
         case.close()
 
@@ -56,7 +66,7 @@ class CaseGroup(click.Group):
     default=None,
     help="Case home directory [env CASEBUILDER_HOME; default ./casebuilder-data].",
 )
-@click.version_option(__version__, prog_name="casebuilder")
+@click.version_option(package_name="casebuilder", prog_name="casebuilder")
 @click.pass_context
 def cli(ctx: click.Context, home: Path | None) -> None:
     """Preserve, extract, corroborate and report evidence of attacks on civilians."""
@@ -72,6 +82,8 @@ def cli(ctx: click.Context, home: Path | None) -> None:
 @click.pass_obj
 def init(state: CliState, name: str, investigator: str) -> None:
     """Create the case home (done automatically on first use)."""
+    from casebuilder.preservation.case import init_case
+
     case = init_case(state.home, name=name, investigator=investigator)
     try:
         click.echo(f"created case {case.case_id} in {state.home}")
@@ -90,10 +102,11 @@ from casebuilder.cli import (  # noqa: E402
     keys,
     locker,
     recovery,
+    sealing,
     texts,
 )
 
-del bundles, demo, extraction, incidents, keys, locker, recovery, texts
+del bundles, demo, extraction, incidents, keys, locker, recovery, sealing, texts
 
 
 def main(argv: list[str] | None = None) -> None:

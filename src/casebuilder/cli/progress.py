@@ -5,16 +5,6 @@ from __future__ import annotations
 import sys
 from typing import TYPE_CHECKING
 
-from rich.console import Console
-from rich.progress import (
-    BarColumn,
-    DownloadColumn,
-    Progress,
-    TextColumn,
-    TimeRemainingColumn,
-    TransferSpeedColumn,
-)
-
 if TYPE_CHECKING:
     from casebuilder.intake.ingest import IngestOutcome
 
@@ -25,6 +15,17 @@ def want_progress(flag: bool | None) -> bool:
 
 class RichIngestProgress:
     def __init__(self) -> None:
+        # rich is imported only when a bar is shown: it costs a short command's start-up.
+        from rich.console import Console
+        from rich.progress import (
+            BarColumn,
+            DownloadColumn,
+            Progress,
+            TextColumn,
+            TimeRemainingColumn,
+            TransferSpeedColumn,
+        )
+
         self._progress = Progress(
             TextColumn("[bold]ingest"),
             BarColumn(),

@@ -7,21 +7,23 @@ from __future__ import annotations
 
 import json
 import re
+from typing import TYPE_CHECKING
 
 import click
-from sqlalchemy import select
 
 from casebuilder.cli.main import CliState, cli, opened_case
 from casebuilder.errors import NotFound
-from casebuilder.preservation.case import Case
-from casebuilder.preservation.items import item_ref
-from casebuilder.store.schema import Item
+
+if TYPE_CHECKING:  # the database layer loads only when a command runs (see cli/main.py)
+    from casebuilder.preservation.case import Case
+    from casebuilder.store.schema import Item
 
 SNIPPET = 70  # characters shown either side of a hit
 
 
 def _text_of(case: Case, item: Item) -> tuple[Item, str] | None:
     """The text item of ``item`` (itself, if it is a text) and the text, or None."""
+    from casebuilder.store.schema import Item
     with case.session() as session:
         text_item = item if item.text_item_id is None and (item.media_type or "").startswith(
             "text/plain") else session.get(Item, item.text_item_id) if item.text_item_id else None
@@ -38,6 +40,8 @@ def _text_of(case: Case, item: Item) -> tuple[Item, str] | None:
 def text_command(state: CliState, item_id: int, as_json: bool) -> None:
     """Print the text read from an item (logged as a view of the item and its text)."""
     from casebuilder.cli.views import log_view
+    from casebuilder.preservation.items import item_ref
+    from casebuilder.store.schema import Item
 
     with opened_case(state, create=False) as case:
         with case.session() as session:
@@ -68,7 +72,11 @@ def text_command(state: CliState, item_id: int, as_json: bool) -> None:
 def search_command(state: CliState, query: str, regex: bool, limit: int, as_json: bool) -> None:
     """Find words in every text the case holds; each hit with its item and character offset.
     Case-insensitive. The search (query and items found) is logged as a view."""
+    from sqlalchemy import select
+
     from casebuilder.cli.views import log_view
+    from casebuilder.preservation.items import item_ref
+    from casebuilder.store.schema import Item
 
     try:
         pattern = re.compile(query if regex else re.escape(query), re.IGNORECASE)

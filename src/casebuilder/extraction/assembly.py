@@ -556,10 +556,11 @@ class Assembly:
     def same_speaker(self, fact: SentenceFacts, focus: IncidentMention) -> bool:
         """Do the sentence and the focus's latest sentence have the same named source?"""
         said = [c for c in focus.claims if c.in_text]
-        last = [c for c in said if c.provenance.sentence_start == max(
-            c.provenance.sentence_start for c in said)]
-        if not last or fact.attribution.kind == "outlet":
+        if not said or fact.attribution.kind == "outlet":
             return False
+        # the claims of the latest sentence (found once: a long text has thousands of claims)
+        latest = max(c.provenance.sentence_start for c in said)
+        last = [c for c in said if c.provenance.sentence_start == latest]
         filler = self.lexicon.words("speaker_filler_words")
         words = {w.lower().strip(".,") for w in (fact.attribution.speaker + " " +
                                                  fact.attribution.role).split()}

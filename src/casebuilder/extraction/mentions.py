@@ -22,6 +22,7 @@ serves any number of documents.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
@@ -46,7 +47,7 @@ from casebuilder.extraction.place_roles import (
 )
 from casebuilder.extraction.reading import DocumentReading, RuleTables
 from casebuilder.extraction.rules import Decision, RuleTable
-from casebuilder.extraction.text import Sentence, TextAnalyser, Token
+from casebuilder.extraction.text import SECTION_CHARS, Sentence, TextAnalyser, Token, sections
 from casebuilder.extraction.value_roles import (
     CARE_TABLE,
     DATE_TABLE,
@@ -73,6 +74,20 @@ def load_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     return {PLACE_ROLE_TABLE: load_place_roles(vocabulary), **load_harm_tables(vocabulary),
             **load_value_tables(vocabulary), **load_mention_value_table(vocabulary),
             **load_assembly_tables(vocabulary)}
+
+
+def _shifted(mention: IncidentMention, base: int) -> IncidentMention:
+    """``mention`` found in a section that starts at ``base`` of the text, with its claims'
+    offsets counted from the start of the text (a claim cited to the headline keeps its own)."""
+    def moved(claim: Claim) -> Claim:
+        if not claim.in_text:
+            return claim
+        p = claim.provenance
+        return replace(claim, provenance=replace(
+            p, char_start=p.char_start + base, char_end=p.char_end + base,
+            sentence_start=p.sentence_start + base, sentence_end=p.sentence_end + base))
+
+    return replace(mention, claims=[moved(c) for c in mention.claims])
 
 
 class MentionExtractor:
@@ -105,7 +120,22 @@ class MentionExtractor:
 
     # -- the document -------------------------------------------------------------------
     def extract(self, source: SourceText) -> list[IncidentMention]:
-        return self.read(source).mentions
+        """Every incident mention of the document (see :meth:`extract_by_section`)."""
+        return [m for found in self.extract_by_section(source) for m in found]
+
+    def extract_by_section(self, source: SourceText) -> Iterator[list[IncidentMention]]:
+        """The mentions of each section of the text in turn (text.sections): a text within
+        SECTION_CHARS is one section, read as a whole. A longer one (a 50 MB page on one line)
+        is read a section at a time, each as a document of its own, so the work and memory per
+        section stay bounded; every offset is counted from the start of the whole text, so each
+        claim's offsets and quote still point into the item's text."""
+        bounds = sections(source.text, SECTION_CHARS)
+        if len(bounds) == 1:
+            yield self.read(source).mentions
+            return
+        for start, end in bounds:
+            part = replace(source, text=source.text[start:end])
+            yield [_shifted(m, start) for m in self.read(part).mentions]
 
     def read(self, source: SourceText, tables: RuleTables | None = None) -> DocumentReading:
         """Read one document: its mentions, and everything decided on the way. ``tables``

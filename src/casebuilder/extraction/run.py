@@ -7,18 +7,29 @@ naming the item, its text and a digest of the results. Running again with the sa
 vocabulary and gazetteer does nothing; with a changed one, a new run replaces the old one as the
 current result, and the old rows are kept. Analysts' decisions (merges, edits) refer to mentions
 by their stable key, so a new run never undoes them.
+
+A text the extractor fails on is not retried for ever: the failure is recorded (an
+``extract-failed`` custody entry and an ``extraction_failures`` row naming the item, the rules
+and the reason), and a later run with the same extractor, vocabulary, gazetteer and source
+facts passes the item over and says so, unless forced. A long text is read a section at a time
+(MentionExtractor.extract_by_section) and its results are kept as compact JSON until they are
+written, so a 50 MB page costs memory in proportion to what is found in it, not to the text.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
-from collections.abc import Callable, Mapping, Sequence
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
 from typing import Any
 
-from sqlalchemy import select, update
+from sqlalchemy import insert, select, update
+from sqlalchemy.orm import Session
 
 from casebuilder import __version__
 from casebuilder.errors import CasebuilderError
@@ -37,8 +48,6 @@ from casebuilder.store import schema
 def _code_digest() -> str:
     """A digest of the extractor's own code, so a changed rule is a changed extractor even
     when nobody remembered to bump a version number."""
-    import hashlib
-
     digest = hashlib.sha256()
     package = Path(__file__).parent
     # The gazetteer's code decides places, so it is part of what the extractor is.
@@ -50,6 +59,8 @@ def _code_digest() -> str:
 
 EXTRACTOR_ID = f"casebuilder-extractor {__version__} code-{_code_digest()}"
 CACHE_ENV = "CASEBUILDER_CACHE"
+#: Results of one text kept in memory up to this size, on disk beyond (see _Results).
+SPOOL_BYTES = 32 * 1024 * 1024
 
 
 def cache_dir(environ: Mapping[str, str]) -> Path:
@@ -86,7 +97,9 @@ class ExtractionTools:
 class ExtractOutcome:
     item_id: int
     name: str
-    status: str  # "extracted" | "unchanged" | "no text" | "failed"
+    # "extracted" | "unchanged" | "no text" | "failed" (now, and recorded) | "failed before"
+    # (passed over: these rules failed on this text in an earlier run, see ``reason``)
+    status: str
     mentions: int = 0
     claims: int = 0
     reason: str = ""
@@ -99,6 +112,68 @@ class ExtractReport:
     @property
     def extracted(self) -> list[ExtractOutcome]:
         return [o for o in self.outcomes if o.status == "extracted"]
+
+    @property
+    def failed(self) -> list[ExtractOutcome]:
+        """Items the extractor failed on in this run (each failure is recorded)."""
+        return [o for o in self.outcomes if o.status == "failed"]
+
+    @property
+    def failed_before(self) -> list[ExtractOutcome]:
+        return [o for o in self.outcomes if o.status == "failed before"]
+
+
+@dataclass(frozen=True)
+class Rules:
+    """What an extraction of one text depends on: a run with the same rules is the same run."""
+
+    extractor: str
+    vocabulary_sha256: str
+    gazetteer: str
+    source_sha256: str
+
+    def as_entry(self) -> dict[str, str]:
+        return {"extractor": self.extractor, "vocabulary_sha256": self.vocabulary_sha256,
+                "gazetteer": self.gazetteer, "source_sha256": self.source_sha256}
+
+
+class _Results:
+    """Extraction results, one record per mention ({"mention": row, "claims": [...]}), kept as
+    JSON lines in a spooled temporary file: in memory while small, on disk (an unlinked file
+    that vanishes with the process) beyond ``SPOOL_BYTES``. A 50 MB text of attack reports
+    yields results several times its size, and holding them as objects until the write would
+    cost gigabytes. Their digest is taken as they come: json_digest of a list is the SHA-256 of
+    "[", the elements' JSON joined by ",", and "]"."""
+
+    def __init__(self) -> None:
+        self.file = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)  # noqa: SIM115
+        self.hash = hashlib.sha256(b"[")
+        self.mentions = 0
+        self.claims = 0
+
+    def add(self, row: dict[str, Any], claims: list[dict[str, Any]]) -> None:
+        data = json.dumps({"mention": row, "claims": claims}, sort_keys=True,
+                          separators=(",", ":"), ensure_ascii=False,
+                          allow_nan=False).encode("utf-8")
+        if self.mentions:
+            self.hash.update(b",")
+        self.hash.update(data)
+        self.file.write(data + b"\n")  # JSON escapes line breaks, so one record a line
+        self.mentions += 1
+        self.claims += len(claims)
+
+    def digest(self) -> str:
+        final = self.hash.copy()
+        final.update(b"]")
+        return final.hexdigest()
+
+    def records(self) -> Iterator[dict[str, Any]]:
+        self.file.seek(0)
+        for line in self.file:
+            yield json.loads(line)
+
+    def close(self) -> None:
+        self.file.close()
 
 
 def parse_published(value: Any) -> date | None:
@@ -208,61 +283,123 @@ def extract_item(case: Case, tools: ExtractionTools, item: schema.Item, *, name:
         current = session.execute(select(schema.ExtractionRun).where(
             schema.ExtractionRun.item_id == item.id,
             schema.ExtractionRun.current.is_(True))).scalars().first()
-    source_digest = json_digest([source.text, source.title, source.outlet,
-                                 source.published.isoformat() if source.published else None])
+    rules = Rules(EXTRACTOR_ID, tools.vocabulary.digest, tools.gazetteer_id, json_digest(
+        [source.text, source.title, source.outlet,
+         source.published.isoformat() if source.published else None]))
     if not force and current is not None and (
             current.extractor, current.vocabulary_sha256, current.gazetteer,
-            current.source_sha256) == (EXTRACTOR_ID, tools.vocabulary.digest,
-                                       tools.gazetteer_id, source_digest):
+            current.source_sha256) == (rules.extractor, rules.vocabulary_sha256,
+                                       rules.gazetteer, rules.source_sha256):
         return ExtractOutcome(item.id, name, "unchanged", current.mention_count,
                               current.claim_count)
+    if not force:
+        earlier = failed_before(case, item.id, rules)
+        if earlier is not None:
+            return ExtractOutcome(
+                item.id, name, "failed before",
+                reason=f"not tried again: these rules failed on this text at {earlier.at} "
+                       f"({earlier.reason}); use --force to try again")
+    results = _Results()
     try:
-        mentions = tools.extractor.extract(source)
-    except CasebuilderError as exc:
-        return ExtractOutcome(item.id, name, "failed", reason=str(exc))
-    except Exception as exc:  # noqa: BLE001 - one bad text must not stop the others
-        return ExtractOutcome(item.id, name, "failed",
-                              reason=f"the extractor failed: {type(exc).__name__}: {exc}")
-    rows = [(_mention_row(m, item.sha256, tools, source.published), m) for m in mentions]
-    results = [{"mention": row, "claims": [c.as_json() for c in m.claims]} for row, m in rows]
-    digest = json_digest(results)
-    claim_count = sum(len(m.claims) for m in mentions)
+        try:
+            _extract_results(tools, source, item.sha256, results)
+        except Exception as exc:  # noqa: BLE001 - one bad text must not stop the others
+            reason = str(exc) if isinstance(exc, CasebuilderError) else \
+                f"the extractor failed: {type(exc).__name__}: {exc}"
+            record_extraction_failure(case, item, rules, reason)
+            return ExtractOutcome(item.id, name, "failed", reason=reason)
+        _record_run(case, item, rules, results)
+    finally:
+        results.close()
+    return ExtractOutcome(item.id, name, "extracted", results.mentions, results.claims)
+
+
+def _extract_results(tools: ExtractionTools, source: SourceText, sha256: str,
+                     results: _Results) -> None:
+    """Extract a section at a time, keeping only each section's results, as JSON."""
+    for mentions in tools.extractor.extract_by_section(source):
+        for mention in mentions:
+            results.add(_mention_row(mention, sha256, tools, source.published),
+                        [c.as_json() for c in mention.claims])
+
+
+def failed_before(case: Case, item_id: int, rules: Rules) -> schema.ExtractionFailure | None:
+    """The latest recorded failure of these rules on this item's text, unless a run of the
+    item was recorded after it (then the failure is history)."""
+    with case.session() as session:
+        failure = session.execute(select(schema.ExtractionFailure).where(
+            schema.ExtractionFailure.item_id == item_id,
+            schema.ExtractionFailure.extractor == rules.extractor,
+            schema.ExtractionFailure.vocabulary_sha256 == rules.vocabulary_sha256,
+            schema.ExtractionFailure.gazetteer == rules.gazetteer,
+            schema.ExtractionFailure.source_sha256 == rules.source_sha256,
+        ).order_by(schema.ExtractionFailure.entry_seq.desc()).limit(1)).scalars().first()
+        if failure is None:
+            return None
+        later = session.execute(select(schema.ExtractionRun.id).where(
+            schema.ExtractionRun.item_id == item_id,
+            schema.ExtractionRun.entry_seq > failure.entry_seq).limit(1)).first()
+    return None if later is not None else failure
+
+
+def record_extraction_failure(case: Case, item: schema.Item, rules: Rules, reason: str) -> None:
+    """Log that the extractor failed on the item's text and why (``extract-failed``)."""
+    with case.transaction() as tx:
+        original = tx.session.get(schema.Item, item.id)
+        text_item = tx.session.get(schema.Item, item.text_item_id)
+        assert original is not None and text_item is not None
+        seq = tx.record("extract-failed",
+                        [item_ref(original, "source"), item_ref(text_item, "text")],
+                        {**rules.as_entry(), "reason": reason})
+        tx.session.add(schema.ExtractionFailure(
+            item_id=original.id, text_item_id=text_item.id, reason=reason, at=tx.last_time,
+            entry_seq=seq, **rules.as_entry()))
+
+
+def _record_run(case: Case, item: schema.Item, rules: Rules, results: _Results) -> None:
     with case.transaction() as tx:
         session = tx.session
         original = session.get(schema.Item, item.id)
         text_item = session.get(schema.Item, item.text_item_id)
         assert original is not None and text_item is not None
+        digest = results.digest()
         session.execute(update(schema.ExtractionRun).where(
             schema.ExtractionRun.item_id == item.id).values(current=False))
         seq = tx.record("extract", [item_ref(original, "source"), item_ref(text_item, "text")],
-                        {"extractor": EXTRACTOR_ID, "vocabulary_sha256": tools.vocabulary.digest,
-                         "gazetteer": tools.gazetteer_id, "source_sha256": source_digest,
+                        {**rules.as_entry(),
                          "results_format": CURRENT_RESULTS_FORMAT,
-                         "mentions": len(mentions),
-                         "claims": claim_count, "results_sha256": digest})
+                         "mentions": results.mentions,
+                         "claims": results.claims, "results_sha256": digest})
         run = schema.ExtractionRun(
-            item_id=item.id, text_item_id=text_item.id, extractor=EXTRACTOR_ID,
-            vocabulary_sha256=tools.vocabulary.digest, gazetteer=tools.gazetteer_id,
-            source_sha256=source_digest, created_at=tx.last_time, entry_seq=seq,
-            mention_count=len(mentions), claim_count=claim_count, results_sha256=digest,
+            item_id=item.id, text_item_id=text_item.id, extractor=rules.extractor,
+            vocabulary_sha256=rules.vocabulary_sha256, gazetteer=rules.gazetteer,
+            source_sha256=rules.source_sha256, created_at=tx.last_time, entry_seq=seq,
+            mention_count=results.mentions, claim_count=results.claims, results_sha256=digest,
             current=True)
         session.add(run)
         session.flush()
-        for row, mention in rows:
-            stored = schema.IncidentMention(run_id=run.id, item_id=item.id, **row)
-            session.add(stored)
-            session.flush()
-            for c in mention.claims:
-                j = c.as_json()
-                session.add(schema.Claim(
-                    mention_id=stored.id, item_id=item.id, kind=c.kind, value=c.value,
-                    rule=c.rule, char_start=j["char_start"], char_end=j["char_end"],
-                    sentence_start=j["sentence_start"], sentence_end=j["sentence_end"],
-                    quote=j["quote"], attributed_to=j["attributed_to"],
-                    speaker_role=j["speaker_role"], source_kind=j["source_kind"],
-                    party=j["party"], verb=j["verb"], evidentiality=j["evidentiality"],
-                    qualifiers=j["qualifiers"], also_attributed=j["also_attributed"]))
-    return ExtractOutcome(item.id, name, "extracted", len(mentions), claim_count)
+        for record in results.records():
+            _store_mention(session, run.id, item.id, record)
+
+
+def _store_mention(session: Session, run_id: int, item_id: int, record: dict[str, Any]) -> None:
+    """One mention's row and its claims' rows (claims in one multi-row insert: a long text may
+    have thousands, and ORM objects for each would cost far more than the rows)."""
+    stored = schema.IncidentMention(run_id=run_id, item_id=item_id, **record["mention"])
+    session.add(stored)
+    session.flush()
+    rows = [{
+        "mention_id": stored.id, "item_id": item_id, "kind": j["kind"], "value": j["value"],
+        "rule": j["rule"], "char_start": j["char_start"], "char_end": j["char_end"],
+        "sentence_start": j["sentence_start"], "sentence_end": j["sentence_end"],
+        "quote": j["quote"], "attributed_to": j["attributed_to"],
+        "speaker_role": j["speaker_role"], "source_kind": j["source_kind"],
+        "party": j["party"], "verb": j["verb"], "evidentiality": j["evidentiality"],
+        "qualifiers": j["qualifiers"], "also_attributed": j["also_attributed"],
+    } for j in record["claims"]]
+    if rows:
+        session.execute(insert(schema.Claim), rows)
+    session.expunge(stored)
 
 
 def extract_items(
@@ -294,6 +431,6 @@ def extract_items(
         report.outcomes.append(outcome)
         if on_item is not None:
             on_item(outcome)
-    if report.extracted:
+    if report.extracted or report.failed:
         case.checkpoint()
     return report

@@ -36,7 +36,7 @@ from typing import Any, Protocol
 from sqlalchemy import select
 from sqlalchemy.orm import Session
 
-from casebuilder.errors import CasebuilderError, IntakeError, UnreadableContent
+from casebuilder.errors import CasebuilderError, CaseWriteError, IntakeError, UnreadableContent
 from casebuilder.intake.handlers import choose_handler, default_handlers, describe_mismatch
 from casebuilder.intake.handlers.base import (
     Child,
@@ -45,6 +45,7 @@ from casebuilder.intake.handlers.base import (
     ParseResult,
     ParseSource,
     Sniff,
+    active_content_alert,
 )
 from casebuilder.intake.isolation import ParserStopped, ParseServer, parse_isolated
 from casebuilder.intake.sidecar import parse_sidecar
@@ -98,12 +99,35 @@ class IngestOutcome:
     relation: str = "file"
     warnings: list[str] = field(default_factory=list)
     parsed: bool = False  # a reader ran on it in this run (new, or left unread before)
+    alerts: list[str] = field(default_factory=list)  # e.g. active content in a PDF
+
+    @property
+    def problem(self) -> str | None:
+        """Why this file is among the problems of the run (None: taken in and read)."""
+        if self.status == "failed" or self.parse_status in {"failed", "unsupported", "stopped"}:
+            return self.reason or "not read"
+        if self.parse_status == "partial":
+            return "read in part: " + "; ".join(self.warnings or [self.reason or "see its record"])
+        return None
+
+
+@dataclass(frozen=True)
+class StoppedRun:
+    """Why a run stopped before its last file: the case home could not be written."""
+
+    path: str  # printable path of the file it stopped at
+    reason: str
 
 
 @dataclass
 class IngestReport:
     outcomes: list[IngestOutcome] = field(default_factory=list)
     checkpoint: CheckpointOutcome | None = None
+    #: Set when the case home could not be written (a full disk): the files after it were not
+    #: looked at; everything listed in ``outcomes`` as stored is committed.
+    stopped: StoppedRun | None = None
+    #: Why the closing checkpoint could not be signed, if it could not (a full disk).
+    checkpoint_problem: str | None = None
 
     @property
     def new(self) -> list[IngestOutcome]:
@@ -121,6 +145,20 @@ class IngestReport:
             for o in self.outcomes
             if o.status == "failed" or o.parse_status in {"failed", "unsupported", "stopped"}
         ]
+
+    @property
+    def partly_read(self) -> list[IngestOutcome]:
+        """Files taken in whose reader could read them only in part (status "partial")."""
+        return [o for o in self.outcomes if o.parse_status == "partial"]
+
+    @property
+    def problems(self) -> list[IngestOutcome]:
+        """Every file not taken in, not readable or only partly readable, in run order."""
+        return [o for o in self.outcomes if o.problem is not None]
+
+    @property
+    def alerted(self) -> list[IngestOutcome]:
+        return [o for o in self.outcomes if o.alerts]
 
     @property
     def resumed(self) -> list[IngestOutcome]:
@@ -150,6 +188,11 @@ class Ingester:
     #: The isolated readers' parse server while :meth:`run` runs.
     _parse_server: ParseServer | None = field(default=None, init=False, repr=False)
 
+    @property
+    def second_digest_inline(self) -> bool:
+        """SHA-512 while storing ([intake] second_digest = "inline"), or later (sealing.py)."""
+        return self.case.config.second_digest == "inline"
+
     def run(self, paths: Sequence[Path]) -> IngestReport:
         # One parse server for the run, stopped however the run ends (errors, Ctrl-C).
         with ParseServer() as server:
@@ -168,6 +211,12 @@ class Ingester:
         for candidate in plan:
             try:
                 self._take_candidate(candidate)
+            except CaseWriteError as exc:
+                # The case home cannot be written (a full disk): every later file would fail
+                # the same way, and recording a failure needs a write too. What was committed
+                # stays; this file's unit of work was rolled back.
+                self.report.stopped = StoppedRun(printable(candidate.path), str(exc))
+                break
             except CasebuilderError as exc:
                 self._intake_failed(candidate.path, str(exc))
             except (OSError, ValueError, RecursionError) as exc:
@@ -175,7 +224,10 @@ class Ingester:
                 # for it stays, and the failure is itself recorded.
                 self._intake_failed(candidate.path,
                                     f"could not be taken in: {type(exc).__name__}: {exc}")
-        self.report.checkpoint = self.case.checkpoint()
+        try:
+            self.report.checkpoint = self.case.checkpoint()
+        except CaseWriteError as exc:
+            self.report.checkpoint_problem = str(exc)
         return self.report
 
     # -- one file and its sidecar -------------------------------------------------------
@@ -256,6 +308,7 @@ class Ingester:
                 path,
                 max_size=self.case.config.max_file_size,
                 progress=self.progress.advance if self.progress else None,
+                second_digest=self.second_digest_inline,
             )
             mtime = _mtime(path)
         except IntakeError as exc:
@@ -278,7 +331,8 @@ class Ingester:
         notes = {"stored_file_replaced": True} if replaced else None
         with self.case.transaction() as tx:
             item, is_new = record_received(tx, stored, facts, notes=notes)
-            item_id, status = item.id, item.parse_status
+            item_id, status, error = item.id, item.parse_status, item.parse_error
+            metadata = item.item_metadata or {}
         outcome = IngestOutcome(
             path=shown,
             status="new" if is_new else "duplicate",
@@ -287,6 +341,11 @@ class Ingester:
             parse_status=None if is_new else status,
             relation=facts.relation,
         )
+        if not is_new:  # held already: what its reading found then still holds
+            outcome.reason = error
+            if status == "partial" and error:
+                outcome.warnings.append(error)
+            outcome.alerts.extend(_alerts_of(metadata))
         if replaced:
             outcome.warnings.append("the file stored under this hash did not hold these bytes "
                                     "and was replaced by the verified copy")
@@ -359,6 +418,8 @@ class Ingester:
         self._finish_parse(outcome.item_id, result, reading.format, original_name=name)
         outcome.parse_status = "partial" if result.warnings else "ok"
         outcome.warnings.extend(result.warnings)
+        outcome.alerts[:] = result.alerts
+        outcome.reason = None
         self._members_checked.add(outcome.item_id)
         for child in result.children:
             self._take_child(
@@ -422,8 +483,11 @@ class Ingester:
         try:
             with child.open() as stream:
                 stored = self.case.objects.store_stream(
-                    stream, label=shown, max_size=self.case.config.max_file_size
+                    stream, label=shown, max_size=self.case.config.max_file_size,
+                    second_digest=self.second_digest_inline,
                 )
+        except CaseWriteError:
+            raise  # the case home, not the member, is at fault: the run stops
         except (CasebuilderError, OSError) as exc:
             reason = exc.reason if isinstance(exc, IntakeError) else str(exc)
             with self.case.transaction() as tx:
@@ -538,6 +602,14 @@ class _Reading:
     error: str | None
     status: str | None  # the parse status when there is no result
     stopped: str | None = None  # "timeout" | "crash": the reader's process did not answer
+
+
+def _alerts_of(metadata: dict[str, Any]) -> list[str]:
+    """The alerts a reader raised for an item held already, from its recorded metadata."""
+    active = metadata.get("active_content")
+    if isinstance(active, list) and active:
+        return [active_content_alert([str(a) for a in active])]
+    return []
 
 
 def _member_count(session: Session, sha256: str) -> int | None:

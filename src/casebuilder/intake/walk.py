@@ -91,8 +91,8 @@ def _walk(root: Path, files: list[Path], skipped: list[SkippedPath],
                 skipped.append(SkippedPath(base / name, "symbolic link to a folder, not followed"))
 
 
-_CASE_HOME_REASON = ("inside the case home (its database, key and store are not evidence); "
-                     "not taken in")
+# The summary adds "[not taken in]" to every path that was not; the reason says only why.
+_CASE_HOME_REASON = "inside the case home (its database, key and store are not evidence)"
 
 
 def plan_intake(paths: list[Path], *, exclude: list[Path] | None = None

@@ -9,6 +9,7 @@ custody entry.
 from __future__ import annotations
 
 import base64
+import dataclasses
 import getpass
 import hashlib
 import json
@@ -28,6 +29,7 @@ from casebuilder import tool_id
 from casebuilder.errors import (
     CasebuilderError,
     CaseHomeError,
+    CaseWriteError,
     ConfigurationError,
     CustodyLogError,
     IntegrityError,
@@ -48,6 +50,7 @@ from casebuilder.preservation.custody import (
     RunningLock,
     case_lock,
     custody_transaction,
+    database_writes,
     last_entry_time,
     lock_log_state,
     move_tail_aside,
@@ -72,12 +75,20 @@ from casebuilder.preservation.merkle import MerkleTree
 from casebuilder.preservation.objects import ObjectStore
 from casebuilder.preservation.rotation import finish_interrupted_rotation, last_rotation_digest
 from casebuilder.store.database import ensure_schema, make_engine, session_factory, sqlite_url
-from casebuilder.store.home import CaseConfig, CasePaths, read_config, write_config
+from casebuilder.store.home import (
+    SECOND_DIGEST_MODES,
+    CaseConfig,
+    CasePaths,
+    read_config,
+    write_config,
+)
 from casebuilder.store.schema import CaseInfo, Checkpoint, CustodyEvent, LogState
 
 ACTOR_ENV = "CASEBUILDER_ACTOR"
 DATABASE_ENV = "CASEBUILDER_DATABASE_URL"
 TSA_ENV = "CASEBUILDER_TSA_URL"
+#: Overrides ``[intake] second_digest`` for one process ("background" or "inline").
+SECOND_DIGEST_ENV = "CASEBUILDER_SECOND_DIGEST"
 
 
 @dataclass
@@ -168,7 +179,10 @@ class Case:
         self.running_lock().hold()
 
         def prepare() -> None:
-            if self._recover(check_uncovered=check):
+            logged = bool(self._recover(check_uncovered=check))
+            if check:  # once per opening: what commands that died left in tmp/
+                logged = self._account_for_leftovers(settle_own=False) or logged
+            if logged:
                 self._sign()
 
         return custody_transaction(
@@ -185,11 +199,21 @@ class Case:
 
     def checkpoint(self) -> CheckpointOutcome:
         """Sign the log's current head unless the latest checkpoint already covers it."""
-        with case_lock(self.paths.lock):
+        with case_lock(self.paths.lock), database_writes():
             self._recover(check_uncovered=False)
+            # This command's own stored objects are committed or never will be: account for
+            # those without an item, and for what gone writers left, before signing.
+            self._account_for_leftovers(settle_own=True)
             outcome = self._sign()
         self.running_lock().release()  # whatever this opening wrote is signed now
         return outcome
+
+    def _account_for_leftovers(self, *, settle_own: bool) -> bool:
+        """Log and clear what interrupted commands left in tmp/ (leftovers.py); the caller
+        holds the case lock."""
+        from casebuilder.preservation.leftovers import account_for_leftovers
+
+        return account_for_leftovers(self, settle_own=settle_own)
 
     def running_lock(self) -> RunningLock:
         """The lock that tells verify a command of this case is still running (custody.py)."""
@@ -243,7 +267,10 @@ class Case:
                 timestamper=self.timestamper,
             )
             line = signed.as_line()
-            before = append_checkpoint_line(self.paths.checkpoints, line)
+            try:
+                before = append_checkpoint_line(self.paths.checkpoints, line)
+            except OSError as exc:
+                raise CaseWriteError(f"cannot write the signed checkpoint: {exc}") from exc
             session.add(
                 Checkpoint(
                     tree_size=signed.tree_size,
@@ -500,6 +527,7 @@ class Case:
     def close(self) -> None:
         if self.running is not None:
             self.running.release()
+        self.objects.staging.close()
         self.engine.dispose()
 
 
@@ -609,6 +637,12 @@ def _assemble(
 ) -> Case:
     engine = _open_database(_database_url(paths, config, environ), paths, config, environ,
                             new=signer is not None)
+    mode = environ.get(SECOND_DIGEST_ENV)
+    if mode:
+        if mode not in SECOND_DIGEST_MODES:
+            raise ConfigurationError(f"{SECOND_DIGEST_ENV} must be one of "
+                                     f"{', '.join(SECOND_DIGEST_MODES)}, not {mode!r}")
+        config = dataclasses.replace(config, second_digest=mode)
     return Case(
         paths=paths,
         config=config,

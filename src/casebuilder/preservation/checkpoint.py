@@ -11,6 +11,7 @@ with one, so an entry outside any checkpoint is a sign of tampering or of an int
 from __future__ import annotations
 
 import base64
+import errno
 import hashlib
 import json
 import os
@@ -138,13 +139,21 @@ def sign_checkpoint(
 
 
 def append_checkpoint_line(path: Path, line: str) -> int:
-    """Append and fsync; returns the file length before the append (to undo it)."""
+    """Append and fsync; returns the file length before the append (to undo it). A write that
+    fails part-way (a full disk) is cut back, so no partial line is ever left."""
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND, 0o644)
     try:
         before = os.fstat(fd).st_size
-        os.write(fd, (line + "\n").encode("utf-8"))
-        os.fsync(fd)
+        data = (line + "\n").encode("utf-8")
+        try:
+            written = os.write(fd, data)
+            if written != len(data):
+                raise OSError(errno.ENOSPC, f"short write ({written} of {len(data)} bytes)")
+            os.fsync(fd)
+        except OSError:
+            os.ftruncate(fd, before)
+            raise
         return before
     finally:
         os.close(fd)

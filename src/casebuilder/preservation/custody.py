@@ -12,6 +12,7 @@ for ``casebuilder verify``.
 
 from __future__ import annotations
 
+import errno
 import fcntl
 import hashlib
 import os
@@ -23,9 +24,10 @@ from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
 from sqlalchemy import select
+from sqlalchemy.exc import OperationalError
 from sqlalchemy.orm import Session, sessionmaker
 
-from casebuilder.errors import CaseHomeError, CustodyLogError, IntegrityError
+from casebuilder.errors import CaseHomeError, CaseWriteError, CustodyLogError, IntegrityError
 from casebuilder.model.clock import Clock, format_utc
 from casebuilder.preservation.canonical import canonical_bytes
 from casebuilder.preservation.keys import CaseSigner
@@ -42,6 +44,8 @@ ACTIONS = frozenset(
         "parse",  # a format handler read an item (metadata, text) or failed to
         "derive",  # a derived file was made from an item
         "extract",  # claims and incident mentions were extracted from a text
+        "extract-failed",  # the extractor failed on a text (recorded so it is not retried)
+        "digest",  # a stored copy was read back and both digests recorded (sealing.py)
         "view",  # an item was shown or opened
         "export",  # data left the case in an export
         "annotate",  # an analyst added a note
@@ -51,6 +55,7 @@ ACTIONS = frozenset(
         "checkpoint-note",  # reserved for notes about checkpoints (e.g. a failed time-stamp)
         "recover",  # an investigator set aside or adopted entries casebuilder did not seal
         "key-rotation",  # the case was given a new signing key, approved by the old one
+        "store-note",  # what interrupted commands left in tmp/ or the store (leftovers.py)
     }
 )
 
@@ -80,22 +85,21 @@ class LogSealer:
 
 @dataclass(frozen=True)
 class ItemRef:
-    """How an entry names an item: by id and by content, so either can be checked."""
+    """How an entry names an item: by id and by content, so either can be checked. An item
+    whose SHA-512 is not recorded yet is named without it (a ``digest`` entry adds it)."""
 
     id: int
     sha256: str
-    sha512: str
+    sha512: str | None
     size: int
     role: str
 
     def as_entry(self) -> dict[str, Any]:
-        return {
-            "id": self.id,
-            "role": self.role,
-            "sha256": self.sha256,
-            "sha512": self.sha512,
-            "size": self.size,
-        }
+        entry: dict[str, Any] = {"id": self.id, "role": self.role, "sha256": self.sha256,
+                                 "size": self.size}
+        if self.sha512 is not None:
+            entry["sha512"] = self.sha512
+        return entry
 
 
 @dataclass
@@ -385,10 +389,29 @@ def unit_of_work(
         # Durable before the entries exist: whatever a crash leaves after the recorded end
         # is then either covered by this seal or was not written by this case's key holder.
         write_seal(sealer.path, seal)
+    except OperationalError as exc:
+        session.rollback()
+        raise _database_write_error(exc) from exc
     except BaseException:
         session.rollback()
         raise
     _append_and_commit(session, log_path, on_disk, blob)
+
+
+@contextmanager
+def database_writes() -> Iterator[None]:
+    """A write the database refuses (full disk, read-only file, I/O error) is a CaseWriteError:
+    the command stops, with a message rather than a driver's traceback."""
+    try:
+        yield
+    except OperationalError as exc:
+        raise _database_write_error(exc) from exc
+
+
+def _database_write_error(exc: OperationalError) -> CaseWriteError:
+    """The database refused a write ("database or disk is full", a read-only file, an I/O
+    error): the unit of work is rolled back and the command stops."""
+    return CaseWriteError(f"the case database could not be written: {exc.orig}")
 
 
 @contextmanager
@@ -409,7 +432,8 @@ def custody_transaction(
     then does, a failure of its own cannot undo what recovery moved and logged."""
     with case_lock(lock_path):
         if prepare is not None:
-            prepare()
+            with database_writes():
+                prepare()
         with sessions() as session:
             state = lock_log_state(session)
             with unit_of_work(
@@ -579,18 +603,20 @@ def _append_and_commit(session: Session, log_path: Path, old_length: int, blob: 
         try:
             written = os.write(fd, blob)
             if written != len(blob):
-                raise CustodyLogError(f"short write to {log_path}")
+                raise OSError(errno.ENOSPC, f"short write ({written} of {len(blob)} bytes)")
             os.fsync(fd)
         except OSError as exc:
             os.ftruncate(fd, old_length)
             session.rollback()
-            raise CustodyLogError(f"cannot append to the custody log: {exc}") from exc
+            raise CaseWriteError(f"cannot append to the custody log: {exc}") from exc
         try:
             session.commit()
-        except BaseException:
+        except BaseException as exc:
             # The database did not take the action, so the log must not claim it either.
             os.ftruncate(fd, old_length)
             os.fsync(fd)
+            if isinstance(exc, OperationalError):
+                raise _database_write_error(exc) from exc
             raise
     finally:
         os.close(fd)

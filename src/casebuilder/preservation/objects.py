@@ -1,32 +1,54 @@
 """The write-once, content-addressed store of originals and derived files.
 
 Every file is kept once, under ``objects/sha256/ab/cd/<sha256>``, read-only. Storing streams the
-source exactly once: each chunk is hashed with SHA-256 and SHA-512 (in two threads, since hashlib
-releases the GIL on large buffers) while it is written to a temporary file in the same file
-system; the temporary file is then fsynced, renamed into place, made read-only and its directory
-fsynced. Each written chunk is read back from the temporary file and hashed again, so the stored
-copy is known to carry the digest computed from the source, not just assumed to.
+source exactly once through a small pool of reusable buffers: each chunk read into a buffer is
+written to a temporary file in ``tmp/`` (same file system) and hashed from that same buffer in a
+thread of its own (hashlib releases the GIL on large buffers), so the bytes hashed are the bytes
+written. The temporary file is then fsynced, renamed into place, made read-only and its directory
+fsynced.
+
+SHA-256 names the object and is computed while storing. SHA-512, the second digest, is computed
+in the same pass when asked for (``second_digest=True``); otherwise the item records it later,
+when the stored copy is read back and both digests are taken from it (sealing.py): that
+read-back also re-checks the SHA-256 of the bytes that reached the disk, so it replaces the
+read-back this store used to do while copying. See docs/decisions/0003.
 
 Runs of zero bytes are skipped with a seek instead of written, so a sparse file stays sparse.
 """
 
 from __future__ import annotations
 
+import errno
 import hashlib
 import os
 import queue
 import shutil
 import stat
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import BinaryIO
+from typing import TYPE_CHECKING, BinaryIO
 
-from casebuilder.errors import IntakeError, IntegrityError, ObjectMissing, StoreError
+from casebuilder.errors import (
+    CaseWriteError,
+    IntakeError,
+    ObjectMissing,
+    StoreError,
+)
+from casebuilder.preservation.staging import Staging
+
+if TYPE_CHECKING:
+    from casebuilder.preservation.early import EarlyCopies
 
 CHUNK = 4 * 1024 * 1024
-_ZEROS = bytes(CHUNK)
+#: Chunks for files of LARGE_FILE bytes and more: a quarter as many hand-overs between the copy
+#: loop and the hash thread, each of which needs the GIL (contended while a command still
+#: imports its libraries, early.py).
+LARGE_CHUNK = 16 * 1024 * 1024
+LARGE_FILE = 64 * 1024 * 1024
+_ZEROS = bytes(CHUNK)  # a run of zeros this long is left as a hole, not written
 _DONE = object()
 
 
@@ -47,7 +69,7 @@ class SetAside:
 @dataclass(frozen=True)
 class StoredObject:
     sha256: str
-    sha512: str
+    sha512: str | None  # None: not computed while storing (recorded later, sealing.py)
     size: int
     path: Path
     already_present: bool
@@ -93,38 +115,35 @@ class _HashWorker:
         return self.hash.hexdigest()
 
 
-class _CopyHasher:
-    """Hashes chunks while the caller writes them to the temporary file, without copying.
+class _StreamHasher:
+    """Hashes chunks in threads of their own (one per algorithm) while the caller writes the
+    same buffers to the temporary file: nothing is copied, and what is hashed is what is
+    written.
 
     Chunks live in a small pool of reusable buffers (allocating a fresh multi-megabyte buffer
-    per read costs page faults that dominate a fast disk). One thread computes SHA-512 of each
-    source chunk; the other computes SHA-256 of it, then reads the same range back from the
-    temporary file and hashes that too, so the stored copy is re-hashed as it is made.
+    per read costs page faults that dominate a fast disk); a buffer returns to the pool once
+    every algorithm has hashed it.
     """
 
     BUFFERS = 6
 
-    def __init__(self, tmp_fd: int, chunk: int = CHUNK) -> None:
-        self.tmp_fd = tmp_fd
-        self.chunk = chunk
+    def __init__(self, algorithms: tuple[str, ...], chunk: int = CHUNK) -> None:
         self.buffers = [bytearray(chunk) for _ in range(self.BUFFERS)]
         self.views = [memoryview(b) for b in self.buffers]
-        self.readback = bytearray(chunk)
         self.free: queue.SimpleQueue[int] = queue.SimpleQueue()
         for index in range(self.BUFFERS):
             self.free.put(index)
         self.users = [0] * self.BUFFERS
         self.lock = threading.Lock()
-        self.sha256 = hashlib.sha256()
-        self.sha512 = hashlib.sha512()
-        self.stored_sha256 = hashlib.sha256()
+        self.hashes = {name: hashlib.new(name) for name in algorithms}
         self.errors: list[BaseException] = []
-        self.q512: queue.SimpleQueue[tuple[int, int, int] | None] = queue.SimpleQueue()
-        self.q256: queue.SimpleQueue[tuple[int, int, int] | None] = queue.SimpleQueue()
-        self.threads = [
-            threading.Thread(target=self._run512, daemon=True),
-            threading.Thread(target=self._run256, daemon=True),
-        ]
+        self.queues: list[queue.SimpleQueue[tuple[int, int] | None]] = []
+        self.threads = []
+        for name in algorithms:
+            tasks: queue.SimpleQueue[tuple[int, int] | None] = queue.SimpleQueue()
+            self.queues.append(tasks)
+            self.threads.append(threading.Thread(target=self._run, args=(name, tasks),
+                                                 daemon=True))
         for thread in self.threads:
             thread.start()
 
@@ -135,11 +154,11 @@ class _CopyHasher:
     def give_back(self, index: int) -> None:
         self.free.put(index)
 
-    def submit(self, index: int, length: int, offset: int) -> None:
-        """Hand over a chunk already written at ``offset`` of the temporary file."""
-        self.users[index] = 2
-        self.q512.put((index, length, offset))
-        self.q256.put((index, length, offset))
+    def submit(self, index: int, length: int) -> None:
+        """Hand over a chunk, already written to the temporary file, to every hash."""
+        self.users[index] = len(self.queues)
+        for tasks in self.queues:
+            tasks.put((index, length))
 
     def _release(self, index: int) -> None:
         with self.lock:
@@ -148,40 +167,25 @@ class _CopyHasher:
         if done:
             self.free.put(index)
 
-    def _run512(self) -> None:
-        while (task := self.q512.get()) is not None:
-            index, length, _ = task
+    def _run(self, name: str, tasks: queue.SimpleQueue[tuple[int, int] | None]) -> None:
+        update = self.hashes[name].update
+        while (task := tasks.get()) is not None:
+            index, length = task
             try:
-                self.sha512.update(self.views[index][:length])
+                update(self.views[index][:length])
             except BaseException as exc:  # noqa: BLE001 - reported by finish()
                 self.errors.append(exc)
             finally:
                 self._release(index)
 
-    def _run256(self) -> None:
-        readback = memoryview(self.readback)
-        while (task := self.q256.get()) is not None:
-            index, length, offset = task
-            try:
-                self.sha256.update(self.views[index][:length])
-            except BaseException as exc:  # noqa: BLE001 - reported by finish()
-                self.errors.append(exc)
-            finally:
-                self._release(index)
-            try:
-                got = os.preadv(self.tmp_fd, [readback[:length]], offset)
-                self.stored_sha256.update(readback[:got])
-            except BaseException as exc:  # noqa: BLE001 - reported by finish()
-                self.errors.append(exc)
-
-    def finish(self) -> tuple[str, str, str]:
-        self.q512.put(None)
-        self.q256.put(None)
+    def finish(self) -> dict[str, str]:
+        for tasks in self.queues:
+            tasks.put(None)
         for thread in self.threads:
             thread.join()
         if self.errors:
             raise StoreError(f"hashing failed: {self.errors[0]}")
-        return self.sha256.hexdigest(), self.sha512.hexdigest(), self.stored_sha256.hexdigest()
+        return {name: digest.hexdigest() for name, digest in self.hashes.items()}
 
 
 def _fsync_dir(path: Path) -> None:
@@ -195,7 +199,13 @@ def _fsync_dir(path: Path) -> None:
 class ObjectStore:
     def __init__(self, root: Path, staging: Path) -> None:
         self.root = root
-        self.staging = staging
+        self.staging_dir = staging
+        #: this process's temporaries and placement markers in ``tmp/`` (staging.py)
+        self.staging = Staging(staging)
+        #: copies of named files begun before the case was open (early.py), taken, not redone
+        self.early: EarlyCopies | None = None
+        #: set to stop a copy under way (its temporary is removed)
+        self.stop: threading.Event | None = None
         # Hashes whose stored file was wrong and was replaced, by the latest store call only
         # (each call starts it afresh, so a later duplicate is not reported as replaced).
         self.replaced: list[str] = []
@@ -220,8 +230,15 @@ class ObjectStore:
         *,
         max_size: int,
         progress: Callable[[int], None] | None = None,
+        second_digest: bool = True,
     ) -> StoredObject:
-        """Preserve the regular file at ``path``; raises IntakeError if it cannot be read."""
+        """Preserve the regular file at ``path``; raises IntakeError if it cannot be read.
+        ``second_digest``: compute SHA-512 in the same pass (else it is left for sealing)."""
+        if self.early is not None and progress is None:
+            copy = self.early.take(path)
+            if copy is not None:
+                self.replaced = copy.replaced
+                return copy.stored
         try:
             # O_NONBLOCK: opening a FIFO or a device must not hang the batch; it is refused
             # below once fstat shows it is not a regular file.
@@ -232,19 +249,27 @@ class ObjectStore:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
                 raise IntakeError(str(path), "not a regular file (device, pipe or socket)")
-            _check_size(path, info.st_size, info.st_blocks * 512, max_size, self.staging)
+            _check_size(path, info.st_size, info.st_blocks * 512, max_size, self.staging_dir)
+            _read_ahead(fd)
             with os.fdopen(os.dup(fd), "rb", buffering=0) as source:
-                return self._store_stream(source, progress=progress, label=str(path))
+                return self._store_stream(source, progress=progress, label=str(path),
+                                          second_digest=second_digest,
+                                          chunk=LARGE_CHUNK if info.st_size >= LARGE_FILE
+                                          else CHUNK)
         finally:
             os.close(fd)
 
     def store_stream(
-        self, source: BinaryIO, *, label: str, max_size: int | None = None
+        self, source: BinaryIO, *, label: str, max_size: int | None = None,
+        second_digest: bool = True,
     ) -> StoredObject:
-        """Preserve bytes from an open stream (archive members, attachments, derived files)."""
-        return self._store_stream(source, progress=None, label=label, max_size=max_size)
+        """Preserve bytes from an open stream (archive members, attachments)."""
+        return self._store_stream(source, progress=None, label=label, max_size=max_size,
+                                  second_digest=second_digest)
 
     def store_bytes(self, data: bytes, *, label: str) -> StoredObject:
+        """Preserve bytes held in memory (derived files): both digests at once, the data being
+        at hand already."""
         import io
 
         return self._store_stream(io.BytesIO(data), progress=None, label=label)
@@ -256,18 +281,26 @@ class ObjectStore:
         progress: Callable[[int], None] | None,
         label: str,
         max_size: int | None = None,
+        second_digest: bool = True,
+        chunk: int = CHUNK,
     ) -> StoredObject:
         self.replaced = []
-        self.staging.mkdir(parents=True, exist_ok=True)
-        tmp_fd, tmp_name = _mkstemp(self.staging)
-        tmp_path = Path(tmp_name)
-        hasher = _CopyHasher(tmp_fd)
+        with writing_to_case(label):
+            tmp_fd, tmp_path = self.staging.new_temporary()
+        hasher = _StreamHasher(("sha256", "sha512") if second_digest else ("sha256",), chunk)
         size = 0
         try:
             try:
                 while True:
-                    buffer, view, index = hasher.take()
-                    length = _read_into(source, view)
+                    _, view, index = hasher.take()
+                    if self.stop is not None and self.stop.is_set():
+                        hasher.give_back(index)
+                        raise IntakeError(label, "copy stopped: the command ended")
+                    try:
+                        length = _read_into(source, view)
+                    except OSError as exc:  # the source's fault: this file alone fails
+                        hasher.give_back(index)
+                        raise IntakeError(label, _os_reason(exc)) from exc
                     if length == 0:
                         hasher.give_back(index)
                         break
@@ -275,29 +308,18 @@ class ObjectStore:
                     if max_size is not None and size > max_size:
                         hasher.give_back(index)
                         raise IntakeError(label, f"larger than the limit of {max_size} bytes")
-                    if length == CHUNK and buffer == _ZEROS:
-                        # Leave a hole: extend the file without writing, so the read-back
-                        # reads zeros from the hole rather than past the end.
-                        os.lseek(tmp_fd, length, os.SEEK_CUR)
-                        os.ftruncate(tmp_fd, size)
-                    else:
-                        _write_all(tmp_fd, view[:length])
-                        _start_writeback(tmp_fd, size - length, length)
-                    hasher.submit(index, length, size - length)
+                    with writing_to_case(label):
+                        _write_leaving_holes(tmp_fd, view[:length], size - length)
+                    hasher.submit(index, length)
                     if progress is not None:
                         progress(length)
-            except OSError as exc:
-                raise IntakeError(label, _os_reason(exc)) from exc
             finally:
-                sha256, sha512, stored_sha256 = hasher.finish()
-            if stored_sha256 != sha256:
-                raise IntegrityError(
-                    f"{label}: the copy written to the store does not hash like the source "
-                    f"({stored_sha256} != {sha256}); nothing was stored"
-                )
-            os.fsync(tmp_fd)
-            os.close(tmp_fd)
-            tmp_fd = -1
+                digests = hasher.finish()
+            sha256, sha512 = digests["sha256"], digests.get("sha512")
+            with writing_to_case(label):
+                os.fsync(tmp_fd)
+                os.close(tmp_fd)
+                tmp_fd = -1
             final = self.path_for(sha256)
             set_aside: SetAside | None = None
             if os.path.lexists(final):
@@ -308,10 +330,14 @@ class ObjectStore:
                 # evidence, and the verified copy we just made takes its place.
                 set_aside = self._set_aside(final, sha256)
                 self.replaced.append(sha256)
-            final.parent.mkdir(parents=True, exist_ok=True)
-            os.chmod(tmp_path, 0o444)
-            os.replace(tmp_path, final)
-            _fsync_dir(final.parent)
+            with writing_to_case(label):
+                final.parent.mkdir(parents=True, exist_ok=True)
+                os.chmod(tmp_path, 0o444)
+                # Said before it is done: an object renamed in by a command that dies before
+                # committing its item is then known for what it is (staging.py).
+                self.staging.mark_placed(sha256)
+                os.replace(tmp_path, final)
+                _fsync_dir(final.parent)
             return StoredObject(sha256, sha512, size, final, already_present=False,
                                 set_aside=set_aside)
         except BaseException:
@@ -397,12 +423,6 @@ class ObjectStore:
         return sorted(p.name for p in base.glob("*/*/*") if p.is_file())
 
 
-def _mkstemp(directory: Path) -> tuple[int, str]:
-    import tempfile
-
-    return tempfile.mkstemp(prefix="incoming-", dir=directory)
-
-
 def _read_into(source: BinaryIO, view: memoryview) -> int:
     """Fill ``view`` from ``source`` as far as it goes; 0 means the end."""
     readinto = getattr(source, "readinto", None)
@@ -451,6 +471,27 @@ def _start_writeback(fd: int, offset: int, length: int) -> None:
         _SYNC_FILE_RANGE(fd, offset, length)
 
 
+def _read_ahead(fd: int) -> None:
+    """Tell the kernel the source is read once, front to back (larger read-ahead)."""
+    advise = getattr(os, "posix_fadvise", None)
+    if advise is not None:
+        with suppress(OSError):  # advice only
+            advise(fd, 0, 0, os.POSIX_FADV_SEQUENTIAL)
+
+
+def _write_leaving_holes(fd: int, data: memoryview, offset: int) -> None:
+    """Write a chunk read from the source at ``offset``, each CHUNK-long run of zeros in it
+    skipped with a seek (so a sparse file stays sparse), and start writing it out to disk."""
+    for start in range(0, len(data), CHUNK):
+        part = data[start:start + CHUNK]
+        if len(part) == CHUNK and part == _ZEROS:
+            os.lseek(fd, CHUNK, os.SEEK_CUR)
+            os.ftruncate(fd, offset + start + CHUNK)  # extend the file without writing it
+        else:
+            _write_all(fd, part)
+    _start_writeback(fd, offset, len(data))
+
+
 def _write_all(fd: int, data: bytes | memoryview) -> None:
     view = memoryview(data)
     while view:
@@ -459,7 +500,21 @@ def _write_all(fd: int, data: bytes | memoryview) -> None:
 
 
 def _os_reason(exc: OSError) -> str:
-    return exc.strerror.lower() if exc.strerror else str(exc)
+    """"no space left on device (ENOSPC)": the system's words and the code to look up."""
+    code = errno.errorcode.get(exc.errno or 0)
+    words = exc.strerror.lower() if exc.strerror else str(exc)
+    return f"{words} ({code})" if code else words
+
+
+@contextmanager
+def writing_to_case(label: str) -> Iterator[None]:
+    """An OSError while writing into the case home is the case's, not the source's: a full
+    disk or a read-only file system fails every file after it too."""
+    try:
+        yield
+    except OSError as exc:
+        raise CaseWriteError(f"{label}: cannot write to the case home: {_os_reason(exc)}"
+                             ) from exc
 
 
 def _check_size(path: Path, size: int, allocated: int, max_size: int, staging: Path) -> None:

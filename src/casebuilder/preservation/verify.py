@@ -9,14 +9,17 @@ Checks, each reporting every failure it finds rather than stopping at the first:
 3. checkpoints: each signature verifies with the case key, each root is the root of that prefix
    of the log, each later checkpoint is consistent with the earlier one, the latest covers the
    whole log, time-stamp tokens (when present) match their checkpoints;
-4. stored files: every item's file is present and re-hashes (SHA-256 and SHA-512) to the values
-   recorded in the database and in the custody entry that first stated them;
+4. stored files: every item's file is present and re-hashes (SHA-256, and SHA-512 where it is
+   recorded) to the values recorded in the database and in the custody entries that state them;
+   an item whose SHA-512 is still pending is named in a note, and :func:`record_verification`
+   records the SHA-512 verify read from its stored copy (a ``digest`` entry);
 5. the database rows agree with the entries that recorded them, row for row and both ways:
    items (hashes, kind, format, parse results, creation time), origins (one per ``ingest``
    entry: time, actor, path, name, relation, parent, sidecar, mtime, collection digest),
    derivations (one per ``derive`` entry), extraction runs (one per ``extract`` entry; the
    digest of their mentions and claims is recomputed from the stored rows; the current run of
-   an item is the latest one logged) and analysts' decisions (one per entry that records one).
+   an item is the latest one logged), analysts' decisions (one per entry that records one)
+   and texts the extractor failed on (one per ``extract-failed`` entry).
 
 The log, the checkpoints and the database rows are read under the case lock, so a command
 writing at the same time is seen either wholly or not at all; the stored files are re-hashed
@@ -62,8 +65,10 @@ from casebuilder.preservation.keys import (
     verify_signature,
 )
 from casebuilder.preservation.merkle import Frontier, MerkleTree, leaf_hash, verify_consistency
+from casebuilder.preservation.objects import Digests
 from casebuilder.preservation.rotation import KeySchedule, digest_of
 from casebuilder.preservation.seal import Seal
+from casebuilder.preservation.staging import Survey
 from casebuilder.store.schema import (
     AnalystDecision,
     CaseInfo,
@@ -71,6 +76,7 @@ from casebuilder.store.schema import (
     Claim,
     CustodyEvent,
     Derivation,
+    ExtractionFailure,
     ExtractionRun,
     IncidentMention,
     IntakeFailure,
@@ -157,6 +163,10 @@ class VerificationReport:
     counts: dict[str, int] = field(default_factory=dict)
     log_intact: bool = True  # entries and checkpoints agree; safe to append to
     not_logged: str | None = None  # why record_verification wrote no entry
+    #: items whose SHA-512 is not recorded yet, with the digests verify read from their
+    #: stored copies when those matched the recorded SHA-256 and size (record_verification
+    #: seals them); None for a pending item whose copy did not match
+    pending: dict[int, Digests | None] = field(default_factory=dict)
 
     @property
     def ok(self) -> bool:
@@ -195,6 +205,7 @@ class _Snapshot:
     log_state: LogState | None
     seal: bytes | None = None
     seal_error: str | None = None
+    extraction_failures: list[ExtractionFailure] = field(default_factory=list)
     lock_note: str | None = None
     #: files recovery moved aside (name -> contents, or the error reading them)
     aside: dict[str, tuple[bytes | None, str | None]] = field(default_factory=dict)
@@ -202,6 +213,9 @@ class _Snapshot:
     command_running: bool = False
     #: set by the seal check: the committed seal, verified, signs the whole committed log
     head_sealed: bool = False
+    #: the store's objects and what tmp/ holds, listed under the lock with the rows
+    stored_objects: list[str] = field(default_factory=list)
+    staging: Survey = field(default_factory=Survey)
 
 
 # -- reading, under the case lock ---------------------------------------------------------
@@ -234,6 +248,12 @@ def _snapshot(case: Case) -> _Snapshot:
         seal, seal_error = _read_bytes(case.paths.seal)
         aside = {path.name: _read_bytes(path) for path in _aside_files(case.paths.custody)}
         running = command_running(running_lock_path(case.paths), case.running)
+        # Objects first, then tmp/: a writer marks an object before renaming it in, and its
+        # marker goes only under the case lock, so every object listed that no row names
+        # has its marker in the listing after it, or was left by a command that is gone.
+        stored_objects = case.objects.iter_object_names()
+        with case.objects.staging.survey(legacy_stale=not running) as staging:
+            pass  # looked at only: nothing is removed here
         with case.session() as session:
 
             def rows(entity: Any, *order: Any) -> list[Any]:
@@ -258,9 +278,12 @@ def _snapshot(case: Case) -> _Snapshot:
                 log_state=session.get(LogState, 1),
                 seal=seal,
                 seal_error=seal_error,
+                extraction_failures=rows(ExtractionFailure, ExtractionFailure.id),
                 lock_note=lock_note,
                 aside=aside,
                 command_running=running,
+                stored_objects=stored_objects,
+                staging=staging,
             )
             session.expunge_all()
         return snapshot
@@ -1043,6 +1066,7 @@ def _check_records(
     _check_extraction(snap, entries, report)
     _check_decisions(snap.decisions, entries, report)
     _check_intake_failures(snap.intake_failures, entries, report)
+    _check_extraction_failures(snap.extraction_failures, entries, report)
     _check_case_info(snap.info, entries, report)
     for item_id in sorted(set(mentions) - known_ids):
         first = mentions[item_id][0][0]
@@ -1073,7 +1097,10 @@ def _check_item_file(case: Case, item: Item, subject: str, report: VerificationR
             f"stored file's SHA-256 is {digests.sha256}, but the item "
             f"records {item.sha256}: the file was altered or swapped",
         )
-    if digests.sha512 != item.sha512:
+    if item.sha512 is None:  # its second digest is pending: nothing to compare yet
+        sound = digests.sha256 == item.sha256 and digests.size == item.size
+        report.pending[item.id] = digests if sound else None
+    elif digests.sha512 != item.sha512:
         report.fail(subject, "stored file's SHA-512 differs from the one recorded")
     if digests.size != item.size:
         report.fail(subject, f"stored file is {digests.size} bytes, recorded as {item.size}")
@@ -1100,11 +1127,17 @@ def _check_item_entries(
     if not mentions:
         report.fail(subject, "is in the database but no custody entry records it")
         return
+    stated_sha512 = False
     for seq, entry in mentions:
         for ref in _refs(entry):
             if not _same(ref.get("id"), item.id):
                 continue
+            # An entry written while the SHA-512 was pending names the item without it;
+            # where an entry states it, it must be the item's.
+            stated_sha512 = stated_sha512 or "sha512" in ref
             for key in ("sha256", "sha512", "size"):
+                if key == "sha512" and key not in ref:
+                    continue
                 if not _same(ref.get(key), getattr(item, key)):
                     report.fail(
                         subject,
@@ -1123,6 +1156,9 @@ def _check_item_entries(
                     f"its kind {item.kind!r} differs from the role {role!r} that log entry "
                     f"{seq} ({action}) gives it",
                 )
+    if item.sha512 is not None and not stated_sha512:
+        report.fail(subject, f"database sha512 {item.sha512[:16]}… is stated by no custody "
+                             "entry (no receipt, derivation or digest entry records it)")
     first_seq, first = mentions[0]
     if item.entry_seq not in {seq for seq, _ in mentions}:
         report.fail(
@@ -1560,6 +1596,42 @@ def _check_intake_failures(
     )
 
 
+def _check_extraction_failures(
+    failures: list[ExtractionFailure],
+    entries: dict[int, dict[str, Any]],
+    report: VerificationReport,
+) -> None:
+    for row in failures:
+        subject = f"extraction failure {row.id} of item {row.item_id}"
+        seq = row.entry_seq
+        entry = entries.get(seq)
+        if entry is None or _action(entry) != "extract-failed":
+            report.fail(subject, f"names log entry {seq}, which records no extraction failure")
+            continue
+        details = _details(entry)
+        _differs(report, subject, "item", row.item_id,
+                 _ref_with_role(entry, "source").get("id"), seq)
+        _differs(report, subject, "text item", row.text_item_id,
+                 _ref_with_role(entry, "text").get("id"), seq)
+        for what, stored, key in (
+            ("extractor", row.extractor, "extractor"),
+            ("vocabulary digest", row.vocabulary_sha256, "vocabulary_sha256"),
+            ("gazetteer", row.gazetteer, "gazetteer"),
+            ("source digest", row.source_sha256, "source_sha256"),
+            ("reason", row.reason, "reason"),
+        ):
+            _differs(report, subject, what, stored, details.get(key), seq)
+        _differs(report, subject, "time", row.at, entry.get("time"), seq)
+    _check_one_row_per_entry(
+        entries,
+        _group(failures, lambda f: f.entry_seq),
+        lambda e: _action(e) == "extract-failed",
+        "a text the extractor failed on",
+        "extraction_failures",
+        report,
+    )
+
+
 def _check_case_info(
     info: CaseInfo | None, entries: dict[int, dict[str, Any]], report: VerificationReport
 ) -> None:
@@ -1637,14 +1709,84 @@ def verify_case(
         _guarded(report, subject, partial(_check_item_file, case, item, subject, report))
         if on_item is not None:
             on_item(item.size)
-    stored = set(case.objects.iter_object_names())
-    held = {item.sha256 for item in snap.items}
-    for name in sorted(stored - held):
-        report.notes.append(
-            f"object {name} is in the store but no item names it (an "
-            "interrupted ingest, or a file placed there by hand)"
-        )
+    _guarded(report, "object store", lambda: _check_unnamed_objects(snap, lines, report))
+    if report.pending:
+        report.notes.append(pending_note(report.pending))
     return report
+
+
+def pending_note(pending: dict[int, Digests | None]) -> str:
+    shown = ", ".join(map(str, sorted(pending)[:20])) + (", …" if len(pending) > 20 else "")
+    return (f"{len(pending)} item(s) have no recorded SHA-512 yet (second digest pending): "
+            f"{shown}; their SHA-256 was checked")
+
+
+def _logged_leftovers(lines: list[_LogLine]) -> dict[str, int]:
+    """Objects ``store-note`` entries record as left without an item, and the entry that
+    says so (leftovers.py)."""
+    logged: dict[str, int] = {}
+    for line in lines:
+        if line.entry is None or _action(line.entry) != "store-note":
+            continue
+        objects = _details(line.entry).get("objects_without_item")
+        for record in objects if isinstance(objects, list) else []:
+            sha256 = _dict(record).get("sha256")
+            if isinstance(sha256, str):
+                logged.setdefault(sha256, line.index)
+    return logged
+
+
+def _check_unnamed_objects(snap: _Snapshot, lines: list[_LogLine],
+                           report: VerificationReport) -> None:
+    """Every object in the store is named by an item, or accounted for: by a ``store-note``
+    (an interrupted command left it: a note), by a running command's marker (not committed
+    yet: a note), or by a gone command's marker (the next command logs it: a note). One that
+    nothing accounts for is a failure: it is what putting back an older copy of the database
+    looks like (its items gone, their files still here), or a file placed there by hand."""
+    held = {item.sha256 for item in snap.items}
+    logged = _logged_leftovers(lines)
+    staging = snap.staging
+    for name in sorted(set(snap.stored_objects) - held):
+        if name in logged:
+            report.notes.append(f"object {name}: left without an item by a command that "
+                                f"stopped or failed (log entry {logged[name]} records it)")
+        elif name in staging.live_markers:
+            report.notes.append(f"object {name}: not yet committed, a command is running")
+        elif name in staging.settled_markers:
+            report.notes.append(f"object {name}: stored by a command that stopped before "
+                                "committing its item; the next command logs it")
+        else:
+            report.fail(f"object {name}",
+                        "is in the store, but no item names it and no custody entry accounts "
+                        "for it (the database put back from an older copy, or a file placed "
+                        "there by hand)")
+    for left in staging.stale_temporaries:
+        report.notes.append(f"tmp/{left.name} ({left.size} bytes): a partial copy left by an "
+                            "interrupted command, not evidence; the next command removes it "
+                            "and logs it")
+    report.counts["stored objects"] = len(snap.stored_objects)
+
+
+def _seal_pending(case: Case, report: VerificationReport) -> None:
+    """Record the SHA-512 verify read from the stored copy of each pending item whose SHA-256
+    and size held (sealing.py), and say so in the report."""
+    from casebuilder.preservation.sealing import pending_items, record_digests
+
+    sound = {item_id: d for item_id, d in report.pending.items() if d is not None}
+    if not sound:
+        return
+    sealed = record_digests(case, sound, by="verify")
+    if (old := pending_note(report.pending)) in report.notes:
+        report.notes.remove(old)
+    # what is still pending now (a sealer running beside verify may have sealed some)
+    still = {item_id for item_id, _, _ in pending_items(case, list(report.pending))}
+    report.pending = {i: d for i, d in report.pending.items() if i in still}
+    if sealed:
+        report.notes.append(f"{len(sealed)} item(s) waited for their SHA-512: read from their "
+                            "stored copies (SHA-256 re-checked) and recorded now (digest "
+                            "entries)")
+    if report.pending:
+        report.notes.append(pending_note(report.pending))
 
 
 def record_verification(case: Case, report: VerificationReport) -> bool:
@@ -1662,6 +1804,8 @@ def record_verification(case: Case, report: VerificationReport) -> bool:
         report.not_logged = ("the case's private key is not in this case home, so this "
                              "verification (done with the public key alone) was not logged")
         return False
+    if report.ok:  # never copy rows that failed their checks into new entries
+        _seal_pending(case, report)
     details = {
         "ok": report.ok,
         "failures": [str(f) for f in report.failures][:200],

@@ -239,6 +239,7 @@ def record_bundle_entry(
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         raise BundleError(f"{out} already exists; choose a new path for the bundle")
     chosen = _select_items(case, item_ids)
+    _seal_first(case, chosen)
     tag_files = _tag_files()
     with case.transaction() as tx:
         session = tx.session
@@ -271,6 +272,21 @@ def record_bundle_entry(
         )
         assert recorded == entry
     return BundlePlan(out, as_zip, entry, checkpoints_before, items, bag_info, tag_files)
+
+
+def _seal_first(case: Case, chosen: list[int]) -> None:
+    """A bundle holds only items with both digests: record the SHA-512 of those still
+    waiting for it, read from their stored copies (sealing.py)."""
+    from casebuilder.preservation.sealing import pending_items, seal_pending
+
+    report = seal_pending(case, chosen, by="bundle")
+    if report.problems:
+        item_id, problem = report.problems[0]
+        raise BundleError(f"item {item_id}: {problem}; run 'casebuilder verify'")
+    left = pending_items(case, chosen)
+    if left:
+        raise BundleError(f"item {left[0][0]} still has no recorded SHA-512; run "
+                          "'casebuilder seal'")
 
 
 def _tag_files() -> tuple[tuple[str, bytes], ...]:
@@ -335,6 +351,8 @@ def _plan_item(session: Session, item: Item, entry: int, entries: list[int]) -> 
     file_name = safe_file_name(
         origins[0].name if origins else _derived_name(session, item, derivation)
     )
+    if item.sha512 is None:  # _seal_first records it before any item is planned
+        raise BundleError(f"item {item.id} has no recorded SHA-512; run 'casebuilder seal'")
     record = _item_record(item, file_name, origins, derivation, source, children, entries)
     data = (json.dumps(record, indent=2, ensure_ascii=False, sort_keys=True) + "\n").encode()
     return PlannedItem(

@@ -45,8 +45,13 @@ from casebuilder.store.schema import Item
 @dataclass(frozen=True)
 class HeldItem:
     sha256: str
-    sha512: str
+    sha512: str | None  # None: the case has not recorded it yet (sealing.py)
     size: int
+
+    def agrees_with(self, other: HeldItem) -> bool:
+        """Same content by every digest both sides have recorded."""
+        return (self.sha256, self.size) == (other.sha256, other.size) and (
+            self.sha512 is None or other.sha512 is None or self.sha512 == other.sha512)
 
 
 @dataclass(frozen=True)
@@ -363,7 +368,7 @@ def _compare_items(earlier: SignedHistory, later: SignedHistory, comparison: Com
                     f"item {item_id} is in {earlier.label} but not in {later.label} (a bundle "
                     "may hold a selection of the items)"
                 )
-        elif theirs != held:
+        elif not theirs.agrees_with(held):
             comparison.differences.append(
                 f"item {item_id}: {earlier.label} holds it with sha256 {held.sha256} "
                 f"({held.size} bytes), {later.label} with sha256 {theirs.sha256} "

@@ -70,6 +70,9 @@ What it checks:
      the earlier checkpoints at the start of the later ones, the same key or rotations the
      earlier key approved, and the same hashes for every item both hold. This is what exposes
      an insider who rewrote, re-dated and re-signed a whole case after an earlier bundle left.
+  9. Second digests: the sha512 of every item is stated by an entry of the log that lists the
+     item with the same sha256 and size: its receipt, or a "digest" entry recorded when its
+     stored copy was read back after receipt (casebuilder may record SHA-512 after SHA-256).
 
 What it cannot check: the CMS signature of an RFC 3161 time-stamp token. It checks the token's
 message imprint, its genTime against the checkpoint's time and that checkpoint.tsr is the same
@@ -2454,6 +2457,46 @@ def compare_items(earlier: Side, later: Side, report: Report) -> None:
 
 
 # ---------------------------------------------------------------------------------------------
+# 9. Second digests: SHA-512 may be recorded after receipt, by a "digest" entry
+# ---------------------------------------------------------------------------------------------
+
+
+def check_second_digests(log: CustodyLog | None, held: dict[str, dict[str, object] | None],
+                         report: Report) -> None:
+    """Step 9: each item's sha512 is stated by some entry of the log listing the item with
+    the same sha256 and size (its receipt, or a later "digest" entry)."""
+    if log is None:
+        return
+    stated: dict[tuple[int, str], set[tuple[str, object]]] = {}
+    for entry in log.entries:
+        records = entry.get("items") if entry is not None else None
+        for record in records if isinstance(records, list) else []:
+            if not isinstance(record, dict) or entry is None or entry.get("action") == "bundle":
+                continue  # the bundle's own listing is checked in step 6
+            item_id, sha256 = as_count(record.get("id")), hex_digest_or_none(record.get("sha256"))
+            sha512 = hex_digest_or_none(record.get("sha512"), 128)
+            if item_id is not None and sha256 is not None and sha512 is not None:
+                stated.setdefault((item_id, sha256), set()).add((sha512, record.get("size")))
+    passed = total = 0
+    for name in sorted(held, key=name_order):
+        item = held[name]
+        item_id = as_count(item.get("id")) if item is not None else None
+        sha256 = hex_digest_or_none(item.get("sha256")) if item is not None else None
+        sha512 = hex_digest_or_none(item.get("sha512"), 128) if item is not None else None
+        if item is None or item_id is None or sha256 is None:
+            continue  # already reported in step 5
+        total += 1
+        if (sha512, item.get("size")) in stated.get((item_id, sha256), set()):
+            passed += 1
+        else:
+            report.fail("digest", f"data/items/{name}/item.json",
+                        f"sha512 {item.get('sha512')!r} is stated by no entry of the log that "
+                        f"lists item {item_id} with sha256 {sha256} (its receipt or a 'digest' "
+                        "entry)")
+    report.count("digests", passed, total, "each item's sha512 is recorded in the log")
+
+
+# ---------------------------------------------------------------------------------------------
 # Putting it together
 # ---------------------------------------------------------------------------------------------
 
@@ -2508,6 +2551,7 @@ def check_bundle(bundle: Path, window_hours: float = DEFAULT_WINDOW_HOURS) -> Ch
     _guarded(report, "bag-info", lambda: check_bag_info(info, own, log, latest, key, report))
     _guarded(report, "checkpoints.jsonl", lambda: check_checkpoint_count(history, own, report))
     _guarded(report, "history", lambda: check_history(log, held, own, report))
+    _guarded(report, "digests", lambda: check_second_digests(log, held, report))
     if key is not None:
         report.note(f"case public key (raw, SHA-256): {hashlib.sha256(key).hexdigest()} - "
                     "compare it with the key the case holder published or gave the court")

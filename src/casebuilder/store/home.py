@@ -10,7 +10,8 @@
       custody/checkpoints.jsonl  signed checkpoints of the log
       custody/seal.json      the signed head of the log, written before each unit of work
       keys/                  the case's Ed25519 signing key (mode 0600) and its public key
-      tmp/                   staging area for atomic writes (same file system as objects/)
+      tmp/                   staging area for atomic writes (same file system as objects/):
+                             copies being made and markers of running writers (staging.py)
       lock                   taken by every command that writes
 
 Chosen with ``--home``, ``CASEBUILDER_HOME`` or the default ``./casebuilder-data``.
@@ -33,6 +34,10 @@ DEFAULT_MAX_FILE_SIZE = 64 * 1024**3  # multi-gigabyte videos fit; a 1 TiB spars
 #: it late. A command asks for the token as it signs, so genTime is seconds after; a day leaves
 #: room for a slow authority, and a genTime days later is the mark of a back-dated checkpoint.
 DEFAULT_TSA_WINDOW_HOURS = 24.0
+#: When ingest records an original's SHA-512: "background" (read back from the store by a
+#: process started after ingest, or by verify, bundle or a later command) or "inline" (in the
+#: storing pass itself, at the cost of ingest time). docs/decisions/0003.
+SECOND_DIGEST_MODES = ("background", "inline")
 
 
 @dataclass(frozen=True)
@@ -97,6 +102,7 @@ class CaseConfig:
     tsa_ca_file: str = ""
     tsa_window_hours: float = DEFAULT_TSA_WINDOW_HOURS
     max_file_size: int = DEFAULT_MAX_FILE_SIZE
+    second_digest: str = "background"
     database_url: str = ""
     extra: dict[str, Any] = field(default_factory=dict)
 
@@ -138,6 +144,10 @@ def write_config(paths: CasePaths, config: CaseConfig) -> None:
             "[intake]",
             "# Files larger than this many bytes are refused with a message.",
             f"max_file_size = {config.max_file_size}",
+            '# When an original\'s SHA-512 is recorded: "background" (read back from the store',
+            "# after ingest, by a process of its own or by verify/bundle) or \"inline\" (while",
+            "# storing, which makes ingest slower). SHA-256 is always computed while storing.",
+            f"second_digest = {_toml_string(config.second_digest)}",
             "",
             "[database]",
             "# SQLAlchemy URL; empty means SQLite in case.db inside the case home.",
@@ -177,6 +187,12 @@ def read_config(paths: CasePaths) -> CaseConfig:
         raise ConfigurationError(
             f"{paths.config}: [timestamping] window_hours must be a positive number"
         )
+    second_digest = section("intake").get("second_digest", "background")
+    if second_digest not in SECOND_DIGEST_MODES:
+        raise ConfigurationError(
+            f"{paths.config}: [intake] second_digest must be one of "
+            f"{', '.join(map(repr, SECOND_DIGEST_MODES))}, not {second_digest!r}"
+        )
     return CaseConfig(
         case_id=case["id"],
         name=str(case.get("name", "")),
@@ -185,6 +201,7 @@ def read_config(paths: CasePaths) -> CaseConfig:
         tsa_ca_file=str(section("timestamping").get("ca_file", "")),
         tsa_window_hours=float(window),
         max_file_size=max_size,
+        second_digest=second_digest,
         database_url=str(section("database").get("url", "")),
         extra={
             k: v

@@ -54,7 +54,9 @@ class Item(Base):
     __tablename__ = "items"
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     sha256: Mapped[str] = mapped_column(String(64), unique=True)
-    sha512: Mapped[str] = mapped_column(String(128))
+    # None until the stored copy is read back and its second digest recorded (a ``digest``
+    # custody entry, preservation/sealing.py); set at once when it is computed while storing.
+    sha512: Mapped[str | None] = mapped_column(String(128))
     size: Mapped[int] = mapped_column(BigInteger)
     kind: Mapped[str] = mapped_column(String(16))  # "original" | "derived"
     media_type: Mapped[str | None] = mapped_column(String(120))
@@ -182,6 +184,23 @@ class ExtractionRun(Base):
     claim_count: Mapped[int] = mapped_column(Integer)
     results_sha256: Mapped[str] = mapped_column(String(64))
     current: Mapped[bool] = mapped_column(default=True)  # superseded runs are kept, not used
+
+
+class ExtractionFailure(Base):
+    """The extractor failed on one item's text: which rules, and why. A later run with the same
+    extractor, vocabulary, gazetteer and source facts does not try again unless forced."""
+
+    __tablename__ = "extraction_failures"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
+    text_item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    extractor: Mapped[str] = mapped_column(String(120))
+    vocabulary_sha256: Mapped[str] = mapped_column(String(64))
+    gazetteer: Mapped[str] = mapped_column(String(200))
+    source_sha256: Mapped[str] = mapped_column(String(64))
+    reason: Mapped[str] = mapped_column(Text)
+    at: Mapped[str] = mapped_column(String(32))
+    entry_seq: Mapped[int] = mapped_column(Integer)
 
 
 class IncidentMention(Base):

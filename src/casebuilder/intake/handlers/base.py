@@ -74,7 +74,10 @@ class ParseResult:
     text: str | None = None  # the readable text, if any (offsets of extracted claims refer to it)
     derivatives: list[Derivative] = field(default_factory=list)
     children: list[Child] = field(default_factory=list)
-    warnings: list[str] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # what could not be read: status "partial"
+    #: What an investigator must know before opening the file (active content in a PDF), shown
+    #: in the ingest summary; unlike a warning it does not mean the file was read only in part.
+    alerts: list[str] = field(default_factory=list)
 
 
 class FormatHandler(Protocol):
@@ -90,3 +93,9 @@ class FormatHandler(Protocol):
     def bid(self, sniff: Sniff) -> int: ...
 
     def parse(self, source: ParseSource) -> ParseResult: ...
+
+
+def active_content_alert(found: list[str]) -> str:
+    """How an alert about active content reads, wherever it is shown."""
+    return (f"contains active content: {', '.join(found)} (preserved as is, never run; open "
+            "it only in a safe viewer)")

@@ -13,6 +13,7 @@ claims extracted from it can be checked against a stored file.
 
 from __future__ import annotations
 
+import importlib
 import platform
 import re
 import xml.etree.ElementTree as ET
@@ -35,6 +36,7 @@ from casebuilder.intake.handlers.text import (
     extension,
     looks_like_text,
     read_capped,
+    utf16_without_bom,
 )
 
 HTML_EXTENSIONS = frozenset({".html", ".htm", ".xhtml", ".shtml"})
@@ -81,6 +83,8 @@ def _markup_start(head: bytes) -> str:
         head = head[3:]
     elif head.startswith((b"\xff\xfe", b"\xfe\xff")):
         head = head[:4096].decode("utf-16", errors="replace").encode("utf-8", errors="replace")
+    elif (utf16 := utf16_without_bom(head)) is not None:
+        head = head[:4096].decode(utf16, errors="replace").encode("utf-8", errors="replace")
     # latin-1 maps every byte, so this never fails, and the markup we look for is ASCII.
     text = head[:8192].decode("latin-1").lower()
     pos = 0
@@ -183,6 +187,29 @@ class _MetaCollector(HTMLParser):
             self._title_parts.append(data)
 
 
+_LINE_BREAK_RUN = re.compile(r"[^\S\n]*\n\s*")  # a run of white space holding a line break
+_SPACE_RUN = re.compile(r"[^\S\n]+")
+_WHITE = re.compile(r"\s*")
+_WINDOW = 1 << 20
+
+
+def collapse_white_space(text: str) -> str:
+    """Each run of white space as one line break if it holds one, else as one space; none at
+    either end. Done a window of about a million characters at a time: ``str.split`` or one
+    ``re.sub`` over a 50 MB line of words holds every word (or every piece of the result) as an
+    object of its own until the end, most of a gigabyte."""
+    pieces: list[str] = []
+    start, size = 0, len(text)
+    while start < size:
+        end = min(start + _WINDOW, size)
+        run = _WHITE.match(text, end) if end < size else None
+        if run is not None:
+            end = run.end()  # the window ends where a run of white space crossing it ends
+        pieces.append(_SPACE_RUN.sub(" ", _LINE_BREAK_RUN.sub("\n", text[start:end])))
+        start = end
+    return "".join(pieces).strip()
+
+
 class _VisibleText(HTMLParser):
     """All visible text of a page, one block per paragraph-like element."""
 
@@ -193,8 +220,7 @@ class _VisibleText(HTMLParser):
         self._hidden_depth = 0
 
     def flush(self) -> None:
-        lines = [" ".join(line.split()) for line in "".join(self._current).split("\n")]
-        block = "\n".join(line for line in lines if line)
+        block = collapse_white_space("".join(self._current))
         if block:
             self.blocks.append(block)
         self._current = []
@@ -275,6 +301,13 @@ def _blocks(element: ET.Element) -> list[str]:
             out.append(_inline(child).strip())
         out.append((child.tail or "").strip())
     return [block for block in out if block]
+
+
+def trafilatura_limit() -> int:
+    """The largest page trafilatura is configured to take (its MAX_FILE_SIZE, 20 MB as
+    shipped): beyond it trafilatura builds a whole lxml tree only to find no main text."""
+    settings = importlib.import_module("trafilatura.settings")
+    return int(settings.DEFAULT_CONFIG.getint("DEFAULT", "MAX_FILE_SIZE"))
 
 
 def main_text(html: str) -> str | None:
@@ -377,17 +410,25 @@ class HtmlHandler:
         result.warnings.extend(warnings)
 
         tool, tool_version = "trafilatura", str(_trafilatura().__version__)
-        try:
-            text = main_text(decoded.text)
-        except Exception as exc:  # noqa: BLE001 - a heuristic over hostile markup; fall back
-            result.warnings.append(f"trafilatura failed ({type(exc).__name__}: {exc})")
-            text = None
+        limit = trafilatura_limit()
+        text: str | None = None
+        if len(decoded.text) > limit:
+            result.warnings.append(
+                f"page of {len(decoded.text):,} characters is over trafilatura's limit of "
+                f"{limit:,}; kept all visible text of the page instead of its main text"
+            )
+        else:
+            try:
+                text = main_text(decoded.text)
+            except Exception as exc:  # noqa: BLE001 - a heuristic over hostile markup; fall back
+                result.warnings.append(f"trafilatura failed ({type(exc).__name__}: {exc})")
+            if text is None:
+                result.warnings.append(
+                    "trafilatura found no main text; kept all visible text of the page instead"
+                )
         if text is None:
             text = html_to_text(decoded.text)
             tool, tool_version = "html.parser", platform.python_version()
-            result.warnings.append(
-                "trafilatura found no main text; kept all visible text of the page instead"
-            )
         result.text = text
         if text:
             result.derivatives.append(

@@ -25,10 +25,7 @@ import warnings
 import zlib
 from collections.abc import Sequence
 from datetime import datetime
-from typing import Any
-
-import PIL
-from PIL import Image, ImageOps, UnidentifiedImageError
+from typing import TYPE_CHECKING, Any
 
 from casebuilder.errors import UnreadableContent
 from casebuilder.intake.handlers.base import (
@@ -40,6 +37,10 @@ from casebuilder.intake.handlers.base import (
     ParseSource,
     Sniff,
 )
+
+if TYPE_CHECKING:
+    from PIL import Image
+
 
 #: Pillow's own default limit; the handler's limit can be set lower, never silently higher.
 DEFAULT_MAX_PIXELS = 89_478_485
@@ -93,6 +94,8 @@ def _pillow_reads(kind: str) -> bool:
     extensions = {"AVIF": ".avif", "HEIF": ".heic"}
     if kind not in extensions:
         return True
+    from PIL import Image
+
     return Image.registered_extensions().get(extensions[kind]) is not None
 
 
@@ -227,16 +230,55 @@ def _gps(gps: dict[int, Any], warnings_out: list[str]) -> dict[str, JSONValue]:
     return found
 
 
+def _open_exif(image: Image.Image, warnings_out: list[str]
+               ) -> tuple[Image.Exif, dict[int, Any], dict[int, Any]] | None:
+    """The EXIF block and its Exif and GPS sub-blocks, with a warning for each part that is
+    there but could not be read. Pillow reads damaged EXIF leniently and says little: a bad
+    header gives no tags at all, a GPS pointer that leads outside the block gives an empty
+    GPS block, and torn entries only raise a Python warning ("Corrupt EXIF data"). Each of
+    those would otherwise drop what the camera recorded (the GPS position, the capture time)
+    without a word."""
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            exif = image.getexif()
+            exif_ifd = dict(exif.get_ifd(_EXIF_IFD))
+            gps_ifd = dict(exif.get_ifd(_GPS_IFD))
+        except Exception as exc:  # noqa: BLE001 - a damaged EXIF block must not cost the rest
+            warnings_out.append(f"EXIF block could not be read: {exc}")
+            return None
+    for note in dict.fromkeys(str(w.message).strip() for w in caught):
+        warnings_out.append(f"EXIF block is damaged ({note}); some of its entries were not read")
+    raw = image.info.get("exif")
+    if isinstance(raw, bytes) and len(raw) > 6 and not len(exif):
+        warnings_out.append(
+            f"EXIF block of {len(raw):,} bytes could not be read (its header or first entry "
+            "table is damaged): capture time, camera and GPS position, if any, are lost here"
+        )
+    for tag, what, found in ((_EXIF_IFD, "Exif sub-block (capture time, offsets)", exif_ifd),
+                             (_GPS_IFD, "GPS block (position, GPS time)", gps_ifd)):
+        if tag in exif and not found:
+            warnings_out.append(
+                f"EXIF {what} could not be read: its pointer ({_shown_pointer(exif.get(tag))}) "
+                "leads outside the EXIF data or to a damaged entry table"
+            )
+    if (_GPS_LAT in gps_ifd) != (_GPS_LON in gps_ifd):
+        warnings_out.append("EXIF GPS block holds a latitude or a longitude, not both: "
+                            "no position read")
+    return exif, exif_ifd, gps_ifd
+
+
+def _shown_pointer(value: Any) -> str:
+    return f"offset {value}" if isinstance(value, int) else repr(value)[:40]
+
+
 def read_exif(image: Image.Image, warnings_out: list[str]) -> dict[str, JSONValue]:
     """Capture time, camera, software, orientation and GPS from an opened image's EXIF."""
     metadata: dict[str, JSONValue] = {}
-    try:
-        exif = image.getexif()
-        exif_ifd = exif.get_ifd(_EXIF_IFD)
-        gps_ifd = exif.get_ifd(_GPS_IFD)
-    except Exception as exc:  # noqa: BLE001 - a damaged EXIF block must not cost the rest
-        warnings_out.append(f"EXIF block could not be read: {exc}")
+    opened = _open_exif(image, warnings_out)
+    if opened is None:
         return metadata
+    exif, exif_ifd, gps_ifd = opened
     for key, tag in (("camera_make", _MAKE), ("camera_model", _MODEL), ("software", _SOFTWARE)):
         value = _text(exif.get(tag))
         if value is not None:
@@ -261,7 +303,7 @@ def read_exif(image: Image.Image, warnings_out: list[str]) -> dict[str, JSONValu
                 metadata["captured_at_source"] = "DateTimeDigitized"
             break
     try:
-        metadata.update(_gps(dict(gps_ifd), warnings_out))
+        metadata.update(_gps(gps_ifd, warnings_out))
     except Exception as exc:  # noqa: BLE001 - EXIF values may be of any type and size
         warnings_out.append(f"EXIF GPS block could not be read: {exc}")
     return metadata
@@ -277,6 +319,8 @@ def _summary(metadata: dict[str, JSONValue]) -> str:
 
 def make_thumbnail(image: Image.Image, size: int) -> bytes:
     """A JPEG of at most ``size`` px a side, turned upright per EXIF, alpha laid on white."""
+    from PIL import Image, ImageOps
+
     upright = ImageOps.exif_transpose(image)
     if upright.mode in ("RGBA", "LA", "PA") or (
         upright.mode == "P" and "transparency" in upright.info
@@ -309,7 +353,14 @@ class ImageHandler:
             return BID_NONE
         return BID_SIGNATURE
 
+    def prepare(self) -> None:
+        """Import Pillow in the parse server, once, before it forks a reader per file (the
+        ingesting process itself only bids, and need not load it)."""
+        from PIL import Image  # noqa: F401
+
     def parse(self, source: ParseSource) -> ParseResult:
+        from PIL import Image
+
         try:
             stream = open(source.path, "rb")  # noqa: SIM115 - closed by the with below
         except OSError as exc:
@@ -326,6 +377,9 @@ class ImageHandler:
         )
 
     def _parse(self, stream: io.BufferedReader, source: ParseSource) -> ParseResult:
+        import PIL
+        from PIL import Image, UnidentifiedImageError
+
         head = stream.read(64)
         stream.seek(0)
         kind = image_kind(head)

@@ -37,7 +37,7 @@ from casebuilder.intake.handlers.base import (
     Sniff,
 )
 from casebuilder.intake.handlers.image import IMAGE_BRANDS
-from casebuilder.intake.handlers.text import extension
+from casebuilder.intake.handlers.text import extension, looks_like_text
 
 # hachoir writes its parse warnings and errors to stderr unless told not to; what matters of
 # them reaches the item through the exceptions and missing values instead.
@@ -529,7 +529,13 @@ class MediaHandler:
             return BID_NONE
         if kind == "mp3" and not sniff.head.startswith(b"ID3"):
             # A bare frame header is four bytes of evidence; the name has to agree.
-            return BID_SIGNATURE if extension(sniff.name) in (".mp3", ".mpga") else BID_WEAK
+            if extension(sniff.name) in (".mp3", ".mpga"):
+                return BID_SIGNATURE
+            # UTF-16-LE's byte-order mark (FF FE) before a letter passes as a frame header:
+            # content that reads as text is text.
+            if looks_like_text(sniff.head, complete=len(sniff.head) >= sniff.size):
+                return BID_NONE
+            return BID_WEAK
         if kind == "quicktime" and sniff.head[4:8] != b"ftyp":
             return BID_WEAK + 20
         return BID_SIGNATURE

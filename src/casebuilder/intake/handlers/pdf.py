@@ -19,9 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta, timezone
-from typing import Any
-
-import pypdf
+from typing import TYPE_CHECKING, Any
 
 from casebuilder.errors import UnreadableContent
 from casebuilder.intake.handlers.base import (
@@ -32,7 +30,11 @@ from casebuilder.intake.handlers.base import (
     ParseResult,
     ParseSource,
     Sniff,
+    active_content_alert,
 )
+
+if TYPE_CHECKING:
+    import pypdf
 
 PAGE_SEPARATOR = "\n\f\n"
 DEFAULT_MAX_PAGES = 5_000
@@ -51,6 +53,114 @@ _INFO_FIELDS = (
     ("producer", "/Producer"),
 )
 _DATE_FIELDS = (("created", "/CreationDate"), ("modified", "/ModDate"))
+
+
+#: Names that make a PDF do something when opened or clicked, and how the summary calls them.
+_ACTIVE_NAMES = {
+    "/JS": "JavaScript",
+    "/JavaScript": "JavaScript",
+    "/AA": "automatic actions (/AA)",
+    "/Launch": "a Launch action",
+    "/EmbeddedFile": "embedded files",
+    "/EmbeddedFiles": "embedded files",
+    "/EF": "embedded files",
+    "/XFA": "an XFA form",
+    "/RichMedia": "rich media",
+}
+_NAME_TOKEN = re.compile(rb"/[A-Za-z0-9#]+")
+_HEX_ESCAPE = re.compile(rb"#([0-9A-Fa-f]{2})")
+_MAX_WALKED = 500_000  # PDF objects (and values inside them) looked at for active content
+
+
+def _raw_names(data: bytes) -> set[str]:
+    """Active-content names written anywhere in the bytes, "#xx" escapes undone (/J#61vaScript
+    is /JavaScript to a reader): catches what the document's structure does not reach (a
+    damaged file, objects left outside the cross-reference table); misses compressed object
+    streams, which the structural walk reads."""
+    found: set[str] = set()
+    for token in _NAME_TOKEN.findall(data):
+        name = _HEX_ESCAPE.sub(lambda m: bytes([int(m.group(1), 16)]), token)
+        text = name.decode("latin-1")
+        if text in _ACTIVE_NAMES or text == "/OpenAction":
+            found.add(text)
+    return found
+
+
+def _walk_objects(reader: pypdf.PdfReader) -> Iterator[Any]:
+    """Every object of the document once (the trailer, each numbered object, and the values
+    nested in them), including objects kept in compressed object streams."""
+    from pypdf.generic import IndirectObject
+
+    numbers: set[int] = set()
+    for table in reader.xref.values():
+        numbers.update(table)
+    numbers.update(getattr(reader, "xref_objStm", {}) or {})
+    roots: list[Any] = [reader.trailer, *(_object(reader, n) for n in sorted(numbers))]
+    seen = 0
+    stack = roots
+    while stack and seen < _MAX_WALKED:
+        value = stack.pop()
+        seen += 1
+        if isinstance(value, IndirectObject):
+            continue  # visited as a numbered object of its own
+        yield value
+        if isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, list):
+            stack.extend(value)
+
+
+def _object(reader: pypdf.PdfReader, number: int) -> Any:
+    """Object ``number`` of the document, or None when it cannot be read (a damaged object:
+    the raw scan still sees the names written in it)."""
+    try:
+        return reader.get_object(number)
+    except Exception:  # noqa: BLE001 - pypdf raises anything at all on hostile files
+        return None
+
+
+def active_content(data: bytes, reader: pypdf.PdfReader | None) -> list[str]:
+    """What in the PDF can act when it is opened or clicked: JavaScript (and whether the
+    document runs it on opening), automatic actions, Launch actions, embedded files, XFA
+    forms, rich media. Read from the document's objects, and from its raw bytes for what the
+    structure does not reach; nothing is ever run."""
+    labels: dict[str, None] = {}
+    seen: set[str] = set()  # active names met in the document's objects
+    open_kind: str | None = None
+    scripts = launches = 0
+    if reader is not None:
+        try:
+            root: Any = reader.trailer["/Root"].get_object()
+            action = root.get("/OpenAction")
+            action = action.get_object() if action is not None else None
+            if isinstance(action, dict):
+                kind = str(action.get("/S", ""))
+                if kind and kind != "/GoTo":  # GoTo opens at a page: nothing runs
+                    open_kind = kind.lstrip("/")
+                    labels[f"{open_kind} OpenAction"] = None
+            for value in _walk_objects(reader):
+                if not isinstance(value, dict):
+                    continue
+                names = {str(key) for key in value} | {str(value.get("/S", "")),
+                                                       str(value.get("/Type", ""))}
+                found = names & set(_ACTIVE_NAMES)
+                seen |= found
+                scripts += bool(found & {"/JS", "/JavaScript"})
+                launches += "/Launch" in found
+                for name in sorted(found - {"/JS", "/JavaScript", "/Launch"}):
+                    labels[_ACTIVE_NAMES[name]] = None
+        except Exception:  # noqa: BLE001 - a damaged structure: the raw scan below stands in
+            reader = None
+    # beyond the OpenAction's own script or launch, if that is what it is
+    if scripts > (1 if open_kind == "JavaScript" else 0):
+        labels["JavaScript"] = None
+    if launches > (1 if open_kind == "Launch" else 0):
+        labels[_ACTIVE_NAMES["/Launch"]] = None
+    for name in sorted(_raw_names(data) - seen - {"/OpenAction"}):
+        label = _ACTIVE_NAMES[name]
+        if label not in labels:
+            labels[label if reader is None else f"{label} (in the raw bytes only)"] = None
+    return list(labels)
 
 
 def looks_like_pdf(head: bytes) -> bool:
@@ -125,6 +235,8 @@ class _Opened:
 
 
 def _open(data: bytes, *, strict: bool) -> _Opened:
+    import pypdf
+
     reader = pypdf.PdfReader(io.BytesIO(data), strict=strict)
     decrypted = True
     if reader.is_encrypted:
@@ -181,6 +293,17 @@ def _document_info(reader: pypdf.PdfReader) -> tuple[dict[str, JSONValue], list[
     return metadata, warnings
 
 
+def _pypdf_version() -> str:
+    import pypdf
+
+    return str(pypdf.__version__)
+
+
+def _active_note(data: bytes) -> str:
+    found = active_content(data, None)
+    return f"; contains active content: {', '.join(found)}" if found else ""
+
+
 class PdfHandler:
     """Reads PDF documents with pypdf."""
 
@@ -193,7 +316,14 @@ class PdfHandler:
     def bid(self, sniff: Sniff) -> int:
         return BID_SIGNATURE if looks_like_pdf(sniff.head) else BID_NONE
 
+    def prepare(self) -> None:
+        """Import pypdf in the parse server, once, before it forks a reader per file (the
+        ingesting process itself only bids, and need not load it)."""
+        import pypdf  # noqa: F401
+
     def parse(self, source: ParseSource) -> ParseResult:
+        import pypdf
+
         try:
             data = source.path.read_bytes()
         except OSError as exc:
@@ -213,21 +343,31 @@ class PdfHandler:
                     raise UnreadableContent(
                         f"truncated or damaged PDF: {strict_reason} (lenient reading "
                         f"failed too: {lenient_exc or type(lenient_exc).__name__})"
+                        + _active_note(data)
                     ) from lenient_exc
                 if not opened.page_count:
                     raise UnreadableContent(
                         f"truncated or damaged PDF: {strict_reason} (no page could be recovered)"
+                        + _active_note(data)
                     ) from strict_exc
                 result.warnings.append(
                     f"damaged PDF: {strict_reason}; read leniently, keeping what could be read"
                 )
             self._fill(opened, result, source)
+            self._flag_active_content(data, opened.reader, result)
         seen: set[str] = set()
         for note in notes:
             if note not in seen and len(seen) < _MAX_LOGGED:
                 seen.add(note)
                 result.warnings.append(f"pypdf: {note}")
         return result
+
+    @staticmethod
+    def _flag_active_content(data: bytes, reader: pypdf.PdfReader, result: ParseResult) -> None:
+        found = active_content(data, reader)
+        if found:
+            result.metadata["active_content"] = list(found)
+            result.alerts.append(active_content_alert(found))
 
     def _fill(self, opened: _Opened, result: ParseResult, source: ParseSource) -> None:
         reader = opened.reader
@@ -287,6 +427,6 @@ class PdfHandler:
                 media_type="text/plain; charset=utf-8",
                 data=text.encode("utf-8"),
                 tool="pypdf",
-                tool_version=str(pypdf.__version__),
+                tool_version=str(_pypdf_version()),
             )
         )

@@ -18,8 +18,6 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePath
 
-import charset_normalizer
-
 from casebuilder.errors import UnreadableContent
 from casebuilder.intake.handlers.base import (
     BID_NONE,
@@ -54,6 +52,14 @@ _CONTROL_BYTES = bytes([*range(0x01, 0x09), *range(0x0E, 0x1B), *range(0x1C, 0x2
 _CONTROL_CHARS = frozenset(chr(b) for b in _CONTROL_BYTES) | {"\x00"}
 _MAX_CONTROL_SHARE = 0.01
 
+#: UTF-16 without a byte-order mark: text in the Latin, Cyrillic, Greek or Arabic scripts has a
+#: NUL as the high byte of every ASCII character (spaces, digits, line breaks), so at least this
+#: share of the code units carries a NUL on one side, and almost none on the other.
+_UTF16_MIN_NUL_SHARE = 0.05
+_UTF16_MAX_OTHER_NUL_SHARE = 0.01
+_UTF16_MIN_PRINTABLE = 0.97
+_UTF16_SNIFF = 64 * 1024
+
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _ATX_H1 = re.compile(r"^ {0,3}#[ \t]+(.*?)(?:[ \t]+#+)?[ \t]*$")
 _FENCE = re.compile(r"^ {0,3}(`{3,}|~{3,})")
@@ -83,8 +89,40 @@ def _codec(name: str) -> str | None:
         return None
 
 
+def utf16_without_bom(head: bytes, *, complete: bool = False) -> str | None:
+    """"utf-16-le" or "utf-16-be" if ``head`` (the first bytes of a file; ``complete``: all of
+    it) is UTF-16 text written without a byte-order mark, else None. Never raises.
+
+    It must show NUL bytes on one side only (the high bytes of ASCII characters), decode
+    cleanly and read as printable text. Text with no ASCII character at all (all Chinese, say)
+    shows no NULs and is not recognised this way."""
+    size = len(head) - len(head) % 2
+    if size < 4 or (complete and size != len(head)):
+        return None
+    units = size // 2
+    even_nuls = head[0:size:2].count(0)
+    odd_nuls = head[1:size:2].count(0)
+    for encoding, high, low in (("utf-16-le", odd_nuls, even_nuls),
+                                ("utf-16-be", even_nuls, odd_nuls)):
+        if high < max(1, _UTF16_MIN_NUL_SHARE * units) or \
+                low > _UTF16_MAX_OTHER_NUL_SHARE * units:
+            continue
+        try:
+            # incremental: a character cut off at the end of an incomplete head is no fault
+            text = codecs.getincrementaldecoder(encoding)().decode(head[:size], final=complete)
+        except UnicodeDecodeError:
+            continue
+        if not text or "\x00" in text:
+            continue
+        readable = sum(1 for ch in text if ch.isprintable() or ch in "\t\n\r\f")
+        if readable >= _UTF16_MIN_PRINTABLE * len(text):
+            return encoding
+    return None
+
+
 def decode_text(data: bytes, *, declared: str | None = None) -> Decoded:
-    """Decode ``data``: byte-order mark, then a declared charset, then UTF-8, then detection.
+    """Decode ``data``: byte-order mark, then UTF-16 recognised without one, then a declared
+    charset, then UTF-8, then detection.
 
     Never raises for any input: the last resort is UTF-8 with U+FFFD replacements, reported in
     ``warning`` so that nobody mistakes a lossy decode for the document's own text.
@@ -105,6 +143,21 @@ def decode_text(data: bytes, *, declared: str | None = None) -> Decoded:
                 f"({exc.reason} at byte {exc.start}); invalid bytes replaced with U+FFFD",
             )
 
+    utf16 = utf16_without_bom(data[:_UTF16_SNIFF], complete=len(data) <= _UTF16_SNIFF)
+    if utf16 is not None:
+        # Checked before UTF-8: UTF-16 text of ASCII characters is also valid UTF-8, with a NUL
+        # after every character.
+        try:
+            return Decoded(data.decode(utf16), utf16, False, None)
+        except UnicodeDecodeError as exc:
+            return Decoded(
+                data.decode(utf16, errors="replace"),
+                utf16,
+                False,
+                f"read as {utf16} (no byte-order mark, recognised by its NUL bytes) but the "
+                f"bytes are not valid {utf16} ({exc.reason} at byte {exc.start}); invalid "
+                "bytes replaced with U+FFFD",
+            )
     if declared:
         codec = _codec(declared)
         if codec is not None and codec != "utf-8":
@@ -116,6 +169,8 @@ def decode_text(data: bytes, *, declared: str | None = None) -> Decoded:
         return Decoded(data.decode("utf-8"), "utf-8", False, None)
     except UnicodeDecodeError:
         pass
+
+    import charset_normalizer  # only for text that is neither marked nor UTF-8
 
     best = charset_normalizer.from_bytes(data).best()
     if best is not None:
@@ -160,7 +215,7 @@ def looks_like_text(head: bytes, *, complete: bool = False) -> bool:
         controls = sum(1 for ch in text if ch in _CONTROL_CHARS)
         return controls <= _MAX_CONTROL_SHARE * max(len(text), 1)
     if b"\x00" in head:
-        return False
+        return utf16_without_bom(head, complete=complete) is not None
     # Single-byte encodings decode any byte, and UTF-8 bytes of non-ASCII characters are all
     # >= 0x80, so the share of C0 controls is the one test that separates text from binary.
     controls = len(head) - len(head.translate(None, _CONTROL_BYTES))
@@ -218,6 +273,12 @@ def extension(name: str) -> str:
     return PurePath(name.replace("\\", "/").rsplit("/", 1)[-1] or "_").suffix.lower()
 
 
+def _charset_normalizer_version() -> str:
+    import charset_normalizer
+
+    return str(charset_normalizer.__version__)
+
+
 class TextHandler:
     """Reads plain text and Markdown."""
 
@@ -241,7 +302,7 @@ class TextHandler:
         decoded = decode_text(data)
         is_markdown = extension(source.name) in MARKDOWN_EXTENSIONS
         tool = (
-            f"charset-normalizer {charset_normalizer.__version__}"
+            f"charset-normalizer {_charset_normalizer_version()}"
             if decoded.warning and decoded.warning.startswith("not UTF-8")
             else f"python-codecs {platform.python_version()}"
         )

@@ -1,0 +1,179 @@
+"""Copies of large named files begun while a command is still starting.
+
+A command spends its first few tenths of a second importing its libraries and opening the
+case; for one large file that is as long again as hashing it. So ``ingest`` starts copying the
+large regular files named on its command line into the store (hashing them as it writes,
+exactly as ObjectStore.store_file does, in a thread of its own) before it imports the rest, and
+the ingest run then takes each finished copy instead of making it again. Nothing is recorded
+early: the run records every item, in its own order, under the case lock, as before.
+
+A copy is taken only for the very file it was made from: same device, inode, size, modification
+and change time when the copy began and when it is taken. A file that changed in between is
+copied again by the run (the early object, never recorded, is logged by the command's closing
+checkpoint as stored without an item, see leftovers.py). A copy that failed is made again by the
+run, which then reports the failure as usual. The early copies share the case store's staging
+(tmp/) writer, so their markers are the command's own.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from collections.abc import Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from casebuilder.errors import CasebuilderError
+from casebuilder.preservation.objects import ObjectStore, StoredObject
+from casebuilder.store.home import CasePaths, read_config
+
+#: Files smaller than this gain less from an early start than the thread costs.
+EARLY_MIN_BYTES = 32 * 1024 * 1024
+
+
+@dataclass(frozen=True)
+class SourceIdentity:
+    """What makes a file the same file: it must not change between copy and record."""
+
+    device: int
+    inode: int
+    size: int
+    mtime_ns: int
+    ctime_ns: int
+
+
+def identity_of(path: Path) -> SourceIdentity | None:
+    try:
+        info = os.stat(path)
+    except OSError:
+        return None
+    return SourceIdentity(info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns,
+                          info.st_ctime_ns)
+
+
+@dataclass(frozen=True)
+class EarlyCopy:
+    stored: StoredObject
+    replaced: list[str]  # ObjectStore.replaced after the copy (a wrong file set aside)
+
+
+class EarlyCopies:
+    """Copies the given files, one after another, in a thread of its own."""
+
+    def __init__(self, store: ObjectStore, files: list[tuple[Path, SourceIdentity]], *,
+                 max_size: int, second_digest: bool) -> None:
+        self.store = store
+        self.max_size = max_size
+        self.second_digest = second_digest
+        self._files = files
+        self._done = {identity: threading.Event() for _, identity in files}
+        self._copies: dict[SourceIdentity, EarlyCopy] = {}
+        self._stop = threading.Event()
+        store.stop = self._stop
+        self._thread = threading.Thread(target=self._run, name="early copies", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            for path, identity in self._files:
+                if self._stop.is_set():
+                    break
+                try:
+                    stored = self.store.store_file(path, max_size=self.max_size,
+                                                   second_digest=self.second_digest)
+                    self._copies[identity] = EarlyCopy(stored, list(self.store.replaced))
+                except (CasebuilderError, OSError):
+                    pass  # made again by the run, which reports what is wrong
+                finally:
+                    self._done[identity].set()
+        finally:
+            for event in self._done.values():
+                event.set()
+
+    def take(self, path: Path) -> EarlyCopy | None:
+        """The finished copy of ``path`` if one was begun and the file is unchanged since."""
+        identity = identity_of(path)
+        event = self._done.get(identity) if identity is not None else None
+        if identity is None or event is None:
+            return None
+        event.wait()
+        copy = self._copies.pop(identity, None)
+        return copy if copy is not None and identity_of(path) == identity else None
+
+    def wait(self) -> None:
+        """Until every copy begun is finished (or has failed)."""
+        self._thread.join()
+
+    def hand_to(self, objects: ObjectStore) -> None:
+        """Let the case's store take these copies; it writes through the same staging writer,
+        so the markers of early copies are the command's own."""
+        objects.staging = self.store.staging
+        objects.early = self
+
+    def close(self) -> None:
+        """Stop a copy still under way (its temporary is removed) and wait for the thread."""
+        self._stop.set()
+        self._thread.join()
+
+
+class NoEarlyCopies:
+    """Stands in when nothing was worth starting early."""
+
+    def hand_to(self, objects: ObjectStore) -> None:
+        del objects
+
+    def close(self) -> None:
+        pass
+
+
+@contextmanager
+def early_copies(home: Path, paths: Sequence[Path], *, wanted: bool = True,
+                 environ: Mapping[str, str] | None = None
+                 ) -> Iterator[EarlyCopies | NoEarlyCopies]:
+    """Early copies for the files among ``paths``, stopped however the block ends. Not
+    ``wanted`` with a progress bar, which counts bytes in the run's own order."""
+    started = start_early_copies(home, paths, os.environ if environ is None else environ) \
+        if wanted else None
+    early: EarlyCopies | NoEarlyCopies = started if started is not None else NoEarlyCopies()
+    try:
+        yield early
+    finally:
+        early.close()
+
+
+def start_early_copies(home: Path, paths: Sequence[Path], environ: Mapping[str, str]
+                       ) -> EarlyCopies | None:
+    """Begin copying the large regular files among ``paths`` into the case at ``home``, if it
+    is a case home already; None if there is nothing worth starting early."""
+    case_paths = CasePaths(home)
+    if not case_paths.config.exists():
+        return None
+    try:
+        config = read_config(case_paths)
+    except CasebuilderError:
+        return None  # opening the case reports it
+    mode = environ.get("CASEBUILDER_SECOND_DIGEST") or config.second_digest
+    root = home.resolve()
+    files: list[tuple[Path, SourceIdentity]] = []
+    for path in paths:
+        identity = identity_of(path)
+        if identity is None or identity.size < EARLY_MIN_BYTES or \
+                identity.size > config.max_file_size or not path.is_file() or \
+                identity in {i for _, i in files} or _inside(path, root):
+            continue  # small, refused, not a file, named twice, or never taken in
+        files.append((path, identity))
+    if not files:
+        return None
+    store = ObjectStore(case_paths.objects, case_paths.tmp)
+    return EarlyCopies(store, files, max_size=config.max_file_size,
+                       second_digest=mode == "inline")
+
+
+def _inside(path: Path, root: Path) -> bool:
+    """Within the case home: never taken in (intake/walk.py says why), so never copied."""
+    try:
+        resolved = path.resolve()
+    except (OSError, RuntimeError):
+        return True
+    return resolved == root or root in resolved.parents

@@ -1,0 +1,89 @@
+"""Large named files are copied into the store while ingest is still starting; the run takes
+each finished copy only for the very file it was made from."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from pathlib import Path
+
+import pytest
+
+from casebuilder.intake.ingest import ingest
+from casebuilder.preservation.early import EARLY_MIN_BYTES, start_early_copies
+from casebuilder.preservation.verify import verify_case
+from conftest import run_cli
+
+
+@pytest.fixture
+def large(tmp_path: Path) -> Path:
+    path = tmp_path / "video.bin"
+    path.write_bytes(os.urandom(EARLY_MIN_BYTES + 1024))
+    return path
+
+
+def store_notes(case) -> list[dict]:
+    lines = case.paths.log.read_text().splitlines()
+    return [e for e in map(json.loads, lines) if e["action"] == "store-note"]
+
+
+def test_the_run_takes_the_early_copy_of_an_unchanged_file(case, large, monkeypatch):
+    early = start_early_copies(case.paths.root, [large], {})
+    assert early is not None
+    early.hand_to(case.objects)
+    early.wait()
+
+    def copied_again(*args: object, **kwargs: object) -> None:
+        raise AssertionError("the run copied the file again")
+
+    monkeypatch.setattr(case.objects, "_store_stream", copied_again)
+    (outcome,) = ingest(case, [large]).outcomes
+    early.close()
+    assert outcome.status == "new"
+    assert outcome.sha256 == hashlib.sha256(large.read_bytes()).hexdigest()
+    assert store_notes(case) == [] and verify_case(case).ok
+
+
+def test_a_file_changed_after_its_early_copy_is_copied_again(case, large):
+    early = start_early_copies(case.paths.root, [large], {})
+    assert early is not None
+    early.hand_to(case.objects)
+    early.wait()
+    first = hashlib.sha256(large.read_bytes()).hexdigest()
+    with open(large, "ab") as fh:
+        fh.write(b"appended after the early copy")
+    (outcome,) = ingest(case, [large]).outcomes
+    early.close()
+    assert outcome.sha256 == hashlib.sha256(large.read_bytes()).hexdigest() != first
+    (note,) = store_notes(case)  # the early object, never an item, is logged by the command
+    assert [o["sha256"] for o in note["details"]["objects_without_item"]] == [first]
+    report = verify_case(case)
+    assert report.ok, report.failures
+
+
+def test_files_in_the_case_home_or_small_ones_are_never_copied_early(case, tmp_path):
+    inside = case.paths.root / "big-file-in-home.bin"
+    inside.write_bytes(bytes(EARLY_MIN_BYTES + 1))
+    small = tmp_path / "small.txt"
+    small.write_text("A short report.\n")
+    assert start_early_copies(case.paths.root, [inside, small], {}) is None
+
+
+def test_a_copy_stopped_before_it_is_taken_leaves_nothing_in_tmp(case, large):
+    early = start_early_copies(case.paths.root, [large, large.with_name("missing.bin")], {})
+    assert early is not None
+    early.close()
+    assert sorted(case.paths.tmp.glob("incoming-*")) == []
+
+
+def test_ingest_of_a_large_file_through_the_command_line_is_recorded_once(tmp_path, large):
+    home = tmp_path / "home"
+    assert run_cli("init", home=home).returncode == 0
+    done = run_cli("ingest", "--no-progress", large, home=home)
+    assert done.returncode == 1, done.stdout + done.stderr  # 1: no format to read it by
+    assert "1 new" in done.stdout
+    checked = run_cli("verify", home=home)
+    assert checked.returncode == 0 and "object" not in checked.stdout.split("\n", 1)[1], \
+        checked.stdout
+    assert list((home / "tmp").iterdir()) == []
