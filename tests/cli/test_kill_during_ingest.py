@@ -84,6 +84,18 @@ def case_state(home: Path) -> tuple[dict[str, int], list[int], int]:
         db.close()
 
 
+def assert_only_the_videos_unread(result: subprocess.CompletedProcess[str], where: str) -> None:
+    """The large files are random bytes, which no reader recognises: ingest keeps them and
+    lists those it read in this run as problems (exit 1, partial failure); nothing else may be
+    a problem, and a run with no problem exits 0."""
+    out = result.stdout + result.stderr
+    section = result.stdout.split("Problems", 1)[1] if "Problems" in result.stdout else ""
+    problems = [line.strip() for line in section.splitlines()[1:] if line.startswith("  ")]
+    assert all("video-" in p and "format not recognised" in p for p in problems), \
+        f"{where}: {out}"
+    assert result.returncode == (1 if problems else 0), f"{where}: {out}"
+
+
 @pytest.mark.slow
 def test_kill_at_random_points_then_a_plain_rerun(tmp_path):
     corpus = tmp_path / "corpus"
@@ -95,14 +107,14 @@ def test_kill_at_random_points_then_a_plain_rerun(tmp_path):
     start = time.monotonic()
     done = run_cli("ingest", "--no-progress", corpus, home=probe)
     whole = time.monotonic() - start
-    assert done.returncode == 0, done.stdout + done.stderr
+    assert_only_the_videos_unread(done, "the probe")
     for run in range(RUNS):
         home = tmp_path / f"case-{run}"
         kills = 1 + run % 3  # up to three kills in a row before the rerun
         codes = [kill_ingest_at(home, corpus, rng.uniform(0.3, whole)) for _ in range(kills)]
         rerun = run_cli("ingest", "--no-progress", corpus, home=home)
         where = f"run {run} (kills at exit codes {codes})"
-        assert rerun.returncode == 0, f"{where}: {rerun.stdout}{rerun.stderr}"
+        assert_only_the_videos_unread(rerun, where)
         items, unextracted, runs_per_item = case_state(home)
         assert set(items) == expected, f"{where}: items lost or added"
         assert unextracted == [], f"{where}: texts never extracted: {unextracted}"

@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from sqlalchemy import Engine, select
+from sqlalchemy import Engine, delete, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from casebuilder import tool_id
@@ -682,10 +682,12 @@ def init_case(
         config = CaseConfig(
             case_id=str(uuid.uuid4()), name=name or home.resolve().name, investigator=investigator
         )
+        unfinished = _clear_unfinished_init(paths)
         signer = create_signing_key(paths.signing_key, paths.public_key)
         paths.log.touch()
         case = _assemble(paths, config, signer.public_key, clock, environ, signer)
         with case.sessions.begin() as session:
+            _clear_unfinished_rows(session, paths)
             session.add(
                 CaseInfo(
                     id=config.case_id,
@@ -704,10 +706,41 @@ def init_case(
                 "case_name": config.name,
                 "public_key_sha256": signer.key_id,
                 "home": str(paths.root.resolve()),
+                **({"unfinished_init_cleared": unfinished} if unfinished else {}),
             },
         )
     case.checkpoint()
     return case
+
+
+def _clear_unfinished_init(paths: CasePaths) -> list[str]:
+    """What an init stopped before its config.toml (killed, a full disk) left: a key pair that
+    signed nothing and an empty log. They are removed so that init can start again, and the
+    new case's ``init`` entry names them. Anything signed (a log line, a seal, a checkpoint) is
+    not an unfinished init: init refuses and leaves it for an investigator."""
+    signed = [p for p in (paths.seal, paths.checkpoints)
+              if p.exists() and p.stat().st_size > 0]
+    if paths.log.exists() and paths.log.stat().st_size > 0:
+        signed.insert(0, paths.log)
+    left = [p for p in (paths.signing_key, paths.public_key) if p.exists()]
+    if left and signed:
+        raise CaseHomeError(
+            f"{paths.root} holds no config.toml but holds {', '.join(map(str, signed))}: not "
+            "a case home casebuilder left unfinished; nothing was changed"
+        )
+    for path in left:
+        path.unlink()
+    return [str(p.relative_to(paths.root)) for p in left]
+
+
+def _clear_unfinished_rows(session: Session, paths: CasePaths) -> None:
+    """The case row and empty log state an unfinished init may have committed."""
+    state = session.get(LogState, 1)
+    if state is not None and state.tree_size:
+        raise CaseHomeError(f"{paths.root} holds no config.toml but its database holds a log "
+                            f"of {state.tree_size} entries; nothing was changed")
+    session.execute(delete(LogState))
+    session.execute(delete(CaseInfo))
 
 
 def open_case(
