@@ -43,13 +43,20 @@ from typing import IO
 import casebuilder
 from casebuilder.errors import UnreadableContent
 from casebuilder.intake.handlers.base import FormatHandler, ParseResult, ParseSource
-from casebuilder.intake.parse_child import HEADER, SERVE_FLAG, exit_description
+from casebuilder.intake.parse_child import HEADER, SERVE_FLAG, STARTED, exit_description
 
 CHILD_MODULE = "casebuilder.intake.parse_child"
 #: How much of the child's standard error a crash report quotes.
 STDERR_TAIL = 300
 #: How long a closing server may take to end by itself before it is killed.
 CLOSE_GRACE_S = 2.0
+#: How long the server may take to start a request's reader (start itself, load the request
+#: and the reader's modules) before it is taken for wedged. Not the reader's time limit.
+START_LIMIT_S = 120.0
+
+
+class _StartUpTimeout(TimeoutError):
+    """The server did not start the reader in time (not the reader's own overrun)."""
 
 
 class ParserStopped(UnreadableContent):
@@ -67,6 +74,7 @@ class ParseServer:
     def __init__(self) -> None:
         self._process: subprocess.Popen[bytes] | None = None
         self._errors: IO[bytes] | None = None  # the server's own standard error
+        self._unread = bytearray()  # bytes read from the server past the last frame
 
     def __enter__(self) -> ParseServer:
         return self
@@ -89,9 +97,14 @@ class ParseServer:
             # that script, which is what the server must never do: read it here, without limits.
             return handler.parse(source)
         request = pickle.dumps((handler, source, memory), protocol=pickle.HIGHEST_PROTOCOL)
-        deadline = time.monotonic() + timeout
         try:
-            answer = self._exchange(request, deadline)
+            answer = self._exchange(request, timeout)
+        except _StartUpTimeout:
+            self._stop()
+            raise ParserStopped(
+                f"the parse server did not start the {handler.name} reader within "
+                f"{START_LIMIT_S:.0f} s and was stopped; the file is read again when it is "
+                "ingested again", "timeout") from None
         except TimeoutError:
             self._stop()
             raise ParserStopped(
@@ -156,9 +169,10 @@ class ParseServer:
         process.stdin.write(HEADER.pack(len(paths)) + paths)
         return process
 
-    def _exchange(self, request: bytes, deadline: float) -> bytes | None:
-        """Send one request and wait for its answer until the deadline; None if the server
-        ended first, TimeoutError if the time ran out."""
+    def _exchange(self, request: bytes, timeout: float) -> bytes | None:
+        """Send one request and wait for its answer: up to START_LIMIT_S for the server to
+        start the reader (its own start-up), then ``timeout`` for the reader. None if the
+        server ended first, _StartUpTimeout or TimeoutError if the time ran out."""
         process = self._process
         if process is not None and process.poll() is not None:
             self._stop()  # ended while idle: nothing was lost, start afresh
@@ -170,13 +184,21 @@ class ParseServer:
             process.stdin.write(HEADER.pack(len(request)) + request)
         except (BrokenPipeError, ConnectionResetError):
             return None
-        return _read_answer(process.stdout.fileno(), deadline)
+        fd = process.stdout.fileno()
+        try:
+            first = _read_frame(fd, self._unread, time.monotonic() + START_LIMIT_S)
+        except TimeoutError:
+            raise _StartUpTimeout from None
+        if first != STARTED:
+            return first  # an answer before any reader started (the request did not load)
+        return _read_frame(fd, self._unread, time.monotonic() + timeout)
 
     def _stop(self) -> tuple[int | None, bytes]:
         """Kill the server's whole process group; its exit code and the end of its standard
         error."""
         process, self._process = self._process, None
         errors_file, self._errors = self._errors, None
+        self._unread.clear()
         code: int | None = None
         if process is not None:
             if process.poll() is None:
@@ -200,23 +222,27 @@ class ParseServer:
         return code, errors
 
 
-def _read_answer(fd: int, deadline: float) -> bytes | None:
-    """One frame from the server; None if it ended first, TimeoutError at the deadline."""
-    buffer = bytearray()
+def _read_frame(fd: int, unread: bytearray, deadline: float) -> bytes | None:
+    """One frame from the server; None if it ended first, TimeoutError at the deadline. Bytes
+    read past the frame (the start of the next one) stay in ``unread`` for the next call."""
     wanted: int | None = None
     with selectors.DefaultSelector() as selector:
         selector.register(fd, selectors.EVENT_READ)
-        while wanted is None or len(buffer) < wanted:
+        while True:
+            if wanted is None and len(unread) >= HEADER.size:
+                wanted = HEADER.size + HEADER.unpack_from(unread)[0]
+            if wanted is not None and len(unread) >= wanted:
+                break
             remaining = deadline - time.monotonic()
             if remaining <= 0 or not selector.select(remaining):
                 raise TimeoutError
             chunk = os.read(fd, 1 << 20)
             if not chunk:
                 return None
-            buffer += chunk
-            if wanted is None and len(buffer) >= HEADER.size:
-                wanted = HEADER.size + HEADER.unpack_from(buffer)[0]
-    return bytes(buffer[HEADER.size:])
+            unread += chunk
+    frame = bytes(unread[HEADER.size:wanted])
+    del unread[:wanted]
+    return frame
 
 
 def parse_isolated(handler: FormatHandler, source: ParseSource, *, timeout: float,

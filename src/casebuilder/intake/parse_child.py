@@ -42,6 +42,8 @@ HEADER = struct.Struct("!Q")
 #: How many bytes at the end of a grandchild's standard error are kept for a crash report.
 STDERR_KEEP = 8192
 SERVE_FLAG = "--serve"
+#: The empty frame the server sends when a request's reader starts (answers are never empty).
+STARTED = b""
 
 
 def write_frame(out: BinaryIO, data: bytes) -> None:
@@ -179,7 +181,7 @@ def _collect(pid: int, answer_fd: int, errors_fd: int) -> tuple[bytes, bytes, in
     return b"".join(answer), errors, status
 
 
-def _handle(request: bytes, answer_channel: int) -> bytes:
+def _handle(request: bytes, out: BinaryIO) -> bytes:
     """One request: the answer to send back, pickled."""
     try:
         handler, source, memory = pickle.loads(request)  # noqa: S301 - from our own parent
@@ -191,13 +193,16 @@ def _handle(request: bytes, answer_channel: int) -> bytes:
         # A failure here shows again, and is reported, when the grandchild parses.
         with contextlib.suppress(Exception):
             prepare()
+    # The reader's time limit starts now: loading the request and the reader's modules is the
+    # server's own start-up, slow on a busy machine, and must not count against the file.
+    write_frame(out, STARTED)
     answer_r, answer_w = os.pipe()
     errors_r, errors_w = os.pipe()
     sys.stderr.flush()  # nothing of ours may be written again by the grandchild
     pid = os.fork()
     if pid == 0:
         _grandchild(handler, source, memory, answer_w, errors_w,
-                    [answer_channel, answer_r, errors_r])
+                    [out.fileno(), answer_r, errors_r])
     os.close(answer_w)
     os.close(errors_w)
     try:
@@ -227,7 +232,7 @@ def serve() -> None:
         return
     sys.path[:] = pickle.loads(first)  # noqa: S301
     while (request := read_frame(stdin)) is not None:
-        write_frame(out, _handle(request, out.fileno()))
+        write_frame(out, _handle(request, out))
     out.close()
 
 
