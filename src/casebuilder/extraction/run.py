@@ -255,7 +255,7 @@ def extract_item(case: Case, tools: ExtractionTools, item: schema.Item, *, name:
             for c in mention.claims:
                 j = c.as_json()
                 session.add(schema.Claim(
-                    mention_id=stored.id, item_id=item.id, kind=c.kind, value=c.value,
+                    mention_id=stored.id, item_id=item.id, kind=c.kind, value=j["value"],
                     rule=c.rule, char_start=j["char_start"], char_end=j["char_end"],
                     sentence_start=j["sentence_start"], sentence_end=j["sentence_end"],
                     quote=j["quote"], attributed_to=j["attributed_to"],
