@@ -34,7 +34,7 @@ import dataclasses
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any, Final, Literal, Union, get_args, get_origin, get_type_hints
+from typing import Any, Final, Literal, TypeGuard, Union, get_args, get_origin, get_type_hints
 
 from casebuilder.errors import ClaimValueError
 from casebuilder.model.partial_date import Precision
@@ -285,10 +285,23 @@ def value_class(kind: str, what: object = None) -> type[ClaimValue]:
     return found
 
 
+def is_not_taken(value: ClaimValue) -> TypeGuard[NotTakenValue]:
+    """Is ``value`` the value of a ``not_taken`` claim?"""
+    return type(value) in NOT_TAKEN_VALUES.values()
+
+
+def taken_as(value: NotTakenValue) -> str | None:
+    """The role a value not taken was given ("dateline", "running_total"); None when it was
+    only left (or, for a place, read as no place at all)."""
+    if isinstance(value, NotTakenFigure | NotTakenDate | NotTakenPlace | NotTakenTarget):
+        return value.taken_as
+    return None
+
+
 def fits(kind: str, value: ClaimValue) -> bool:
     """Is ``value`` of the class a ``kind`` claim's value has?"""
     if kind == NOT_TAKEN:
-        return type(value) in NOT_TAKEN_VALUES.values()
+        return is_not_taken(value)
     return CLAIM_VALUES.get(kind) is type(value)
 
 
@@ -352,6 +365,14 @@ def from_json(kind: str, data: Mapping[str, Any]) -> ClaimValue:
                                   f"is not {_shown(f.hint)}")
         values[name] = tuple(item) if isinstance(item, list) else item
     return cls(**values)
+
+
+def not_taken_from_json(data: Mapping[str, Any]) -> NotTakenValue:
+    """A ``not_taken`` claim's value read back from its JSON form (as :func:`from_json`)."""
+    value = from_json(NOT_TAKEN, data)
+    if not is_not_taken(value):  # pragma: no cover - value_class gives a not-taken class
+        raise ClaimValueError(f"a {NOT_TAKEN} claim value: {type(value).__name__}")
+    return value
 
 
 def _is(item: Any, hint: Any) -> bool:
