@@ -20,8 +20,8 @@ def toll(n: int, doc: DocumentInfo, low: int, *, qualifier: str = "exact",
     value = FigureValue(low=low, high=None if qualifier != "exact" else low,
                         qualifier=qualifier, population=None, subgroup=False, cumulative=False,
                         text=f"{low} killed", earlier_report=False, shared_by=())
-    return ClaimRecord(n, "killed", value, "rule", n * 10, n * 10 + 5, 0, 100, "", who, "", kind, None, "said",
-                       evidentiality, [], [], doc)
+    return ClaimRecord(n, "killed", value, "rule", n * 10, n * 10 + 5, 0, 100, "", who, "",
+                       kind, None, "said", evidentiality, [], [], doc)
 
 
 def incident(*claims: ClaimRecord) -> Incident:

@@ -253,15 +253,9 @@ def extract_item(case: Case, tools: ExtractionTools, item: schema.Item, *, name:
             session.add(stored)
             session.flush()
             for c in mention.claims:
-                j = c.as_json()
-                session.add(schema.Claim(
-                    mention_id=stored.id, item_id=item.id, kind=c.kind, value=j["value"],
-                    rule=c.rule, char_start=j["char_start"], char_end=j["char_end"],
-                    sentence_start=j["sentence_start"], sentence_end=j["sentence_end"],
-                    quote=j["quote"], attributed_to=j["attributed_to"],
-                    speaker_role=j["speaker_role"], source_kind=j["source_kind"],
-                    party=j["party"], verb=j["verb"], evidentiality=j["evidentiality"],
-                    qualifiers=j["qualifiers"], also_attributed=j["also_attributed"]))
+                # each key of the claim as digested is a column of its row
+                session.add(schema.Claim(mention_id=stored.id,
+                                         **{**c.as_json(), "item_id": item.id}))
     return ExtractOutcome(item.id, name, "extracted", len(mentions), claim_count)
 
 
