@@ -22,10 +22,10 @@ The kinds: ``category``, ``place``, ``date``, one kind per casualty measure (``k
 another role) has one class per ``what`` it records, since a set-aside place, date or
 figure keep different details; :data:`NOT_TAKEN_VALUES` maps ``what`` to its class.
 
-Below the results digest sit two more field lists kept here, once: the keys of a claim as
-serialised (:data:`CLAIM_RECORD_FIELDS`, ``Claim.as_json()``, the columns of a claim row) and
-the columns of a mention row (:data:`MENTION_RECORD_FIELDS`). Extraction writes them and
-preservation/verify.py recomputes the digest from them.
+Two more field lists live here, once, because the results digest is made of them: the keys of
+a claim as serialised (:data:`CLAIM_RECORD_FIELDS`: ``Claim.as_json()``, the columns of a claim
+row) and the columns of a mention row (:data:`MENTION_RECORD_FIELDS`). Extraction writes them;
+preservation/verify.py recomputes the digest from the stored rows by them.
 """
 
 from __future__ import annotations
