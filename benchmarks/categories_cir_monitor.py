@@ -53,6 +53,7 @@ from casebuilder.extraction.mentions import SourceText  # noqa: E402
 from casebuilder.extraction.reading import DocumentReading  # noqa: E402
 from casebuilder.extraction.run import ExtractionTools, cache_dir  # noqa: E402
 from casebuilder.gazetteer import distance_km  # noqa: E402
+from casebuilder.model.claim_values import CategoryValue  # noqa: E402
 
 HARM = "harm"
 NO_HARM = "no harm"
@@ -291,9 +292,9 @@ def run_variant(
         if kind == NO_HARM and mentions:
             for m in mentions:
                 for c in m.claims:
-                    if c.kind == "category":
+                    if isinstance(c.value, CategoryValue):
                         stats.spurious_triggers[
-                            f"{c.value['trigger']} -> {c.value['category']}"
+                            f"{c.value.trigger} -> {c.value.category}"
                         ] += 1
             stats.spurious_examples.append(f"[{group}] {text} -> {sorted(cats)}")
         if kind == HARM and len(mentions) > 1:

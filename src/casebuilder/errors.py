@@ -48,6 +48,11 @@ class IntakeError(CasebuilderError):
         self.reason = reason
 
 
+class ClaimValueError(CasebuilderError):
+    """A stored claim value has a key its kind does not have, lacks one, or holds a value of
+    the wrong type (model/claim_values.py)."""
+
+
 class UnreadableContent(CasebuilderError):
     """A format handler could not parse a file; the original is still preserved."""
 

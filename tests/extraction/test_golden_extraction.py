@@ -25,7 +25,7 @@ def summarise(mention: IncidentMention) -> dict[str, object]:
     date, expression, _ = mention.event_date()
 
     def values(kind: str, key: str) -> list[object]:
-        return sorted({str(c.value[key]) for c in mention.claims if c.kind == kind})
+        return sorted({str(getattr(c.value, key)) for c in mention.claims if c.kind == kind})
 
     return {
         "place": mention.place.name if mention.place else mention.place_name,
@@ -34,15 +34,15 @@ def summarise(mention: IncidentMention) -> dict[str, object]:
         "categories": mention.categories,
         "event_date": date.iso() if date else None,
         "date_expression": expression,
-        "killed": sorted({(c.value["low"], c.value["high"], c.value["qualifier"])
+        "killed": sorted({(c.value.low, c.value.high, c.value.qualifier)
                           for c in mention.claims if c.kind == "killed"},
                          key=lambda t: (t[0] is None, t[0] or 0, str(t))),
-        "injured": sorted({(c.value["low"], c.value["high"], c.value["qualifier"])
+        "injured": sorted({(c.value.low, c.value.high, c.value.qualifier)
                            for c in mention.claims if c.kind == "injured"},
                           key=lambda t: (t[0] is None, t[0] or 0, str(t))),
         "weapons": values("weapon", "weapon"),
         "targets": values("target", "target_type"),
-        "perpetrators": sorted({f"{c.value['party']}{' (counter)' if c.value['competing'] else ''}"
+        "perpetrators": sorted({f"{c.value.party}{' (counter)' if c.value.competing else ''}"
                                 f" <- {c.attribution.speaker}" for c in mention.claims
                                 if c.kind == "perpetrator"}),
         "denials": sorted({c.attribution.speaker for c in mention.claims if c.kind == "denial"}),
@@ -57,8 +57,9 @@ def summarise(mention: IncidentMention) -> dict[str, object]:
 def not_taken(claim: Claim) -> str:
     """"place 'Ukraine' as dateline <- place_roles/dateline"."""
     value = claim.value
-    role = f" as {value['taken_as']}" if value.get("taken_as") else ""
-    return f"{value['what']} {value['words']!r}{role} <- {claim.rule}"
+    taken_as = getattr(value, "taken_as", None)
+    role = f" as {taken_as}" if taken_as else ""
+    return f"{value.what} {value.words!r}{role} <- {claim.rule}"
 
 
 def source_for(path: Path) -> SourceText:

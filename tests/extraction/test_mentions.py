@@ -22,9 +22,9 @@ def test_values_in_a_sentence_naming_two_places_go_to_the_nearest(extraction_too
         "A missile strike on Friday killed five civilians in Kramatorsk, while shelling in "
         "nearby Sloviansk injured two."))
     kramatorsk, sloviansk = mentions["Kramatorsk"], mentions["Sloviansk"]
-    assert [c.value["low"] for c in kramatorsk.claims if c.kind == "killed"] == [5]
+    assert [c.value.low for c in kramatorsk.claims if c.kind == "killed"] == [5]
     assert not [c for c in kramatorsk.claims if c.kind == "injured"]
-    assert [c.value["low"] for c in sloviansk.claims if c.kind == "injured"] == [2]
+    assert [c.value.low for c in sloviansk.claims if c.kind == "injured"] == [2]
     assert not [c for c in sloviansk.claims if c.kind == "killed"]
 
 
@@ -55,7 +55,7 @@ def test_according_to_a_regional_governor_does_not_make_a_second_incident(extrac
         "according to the Belgorod governor.", published=date(2023, 4, 23))
     places = [m.place.name for m in mentions if m.place]
     assert places == ["Shebekino"]
-    assert [c.value["low"] for c in mentions[0].claims if c.kind == "killed"] == [1]
+    assert [c.value.low for c in mentions[0].claims if c.kind == "killed"] == [1]
 
 
 def test_a_place_no_gazetteer_knows_is_kept_by_name_without_geometry(extraction_tools,
@@ -63,7 +63,7 @@ def test_a_place_no_gazetteer_knows_is_kept_by_name_without_geometry(extraction_
     (mention,) = extract(extraction_tools, "A drone strike on the village of Zbrukhovetske "
                          "killed two civilians on Tuesday, regional officials said.")
     assert mention.place is None and mention.place_name == "Zbrukhovetske"
-    assert [c.value["low"] for c in mention.claims if c.kind == "killed"] == [2]
+    assert [c.value.low for c in mention.claims if c.kind == "killed"] == [2]
     import json
 
     from casebuilder.extraction.run import extract_items
@@ -89,8 +89,8 @@ def test_a_place_no_gazetteer_knows_is_kept_by_name_without_geometry(extraction_
 
 def test_a_running_total_since_a_date_is_not_one_attacks_toll(extraction_tools):
     def killed(text):
-        return [c.value["low"] for m in extract(extraction_tools, text) for c in m.claims
-                if c.kind == "killed" and not c.value.get("cumulative")]
+        return [c.value.low for m in extract(extraction_tools, text) for c in m.claims
+                if c.kind == "killed" and not c.value.cumulative]
 
     assert killed("Shelling of residential areas in Kharkiv on Monday killed 40 civilians.") \
         == [40]
@@ -101,7 +101,7 @@ def test_a_running_total_since_a_date_is_not_one_attacks_toll(extraction_tools):
 def test_a_monitoring_record_field_gives_the_toll(extraction_tools):
     (mention,) = extract(extraction_tools,
         "Shelling of a residential area in Kharkiv on 3 April. Killed: 2. Injured: 5.")
-    values = {c.kind: c.value["low"] for c in mention.claims if c.kind in ("killed", "injured")}
+    values = {c.kind: c.value.low for c in mention.claims if c.kind in ("killed", "injured")}
     assert values == {"killed": 2, "injured": 5}
 
 
@@ -110,7 +110,7 @@ def test_an_unknown_village_attacked_on_two_days_is_two_mentions(extraction_tool
         "On 3 March shelling killed three civilians in the village of Zbrukhovetske. On 9 March "
         "another strike on the village of Zbrukhovetske killed nine people.")
     assert [(m.place_name, m.place, m.event_date()[0].iso(),
-             [c.value["low"] for c in m.claims if c.kind == "killed"]) for m in mentions] == [
+             [c.value.low for c in m.claims if c.kind == "killed"]) for m in mentions] == [
         ("Zbrukhovetske", None, "2022-03-03", [3]), ("Zbrukhovetske", None, "2022-03-09", [9])]
 
 
@@ -132,9 +132,9 @@ def test_one_toll_and_weapon_for_two_places_stays_with_both(extraction_tools):
         "killing three."))
     for name in ("Kramatorsk", "Sloviansk"):
         claims = mentions[name].claims
-        assert [(c.value["low"], c.value["shared_by"]) for c in claims
-                if c.kind == "killed"] == [(3, ["Kramatorsk", "Sloviansk"])]
-        assert "Smerch" in {c.value["weapon"] for c in claims if c.kind == "weapon"}
+        assert [(c.value.low, c.value.shared_by) for c in claims
+                if c.kind == "killed"] == [(3, ("Kramatorsk", "Sloviansk"))]
+        assert "Smerch" in {c.value.weapon for c in claims if c.kind == "weapon"}
 
 
 def test_a_scene_setting_sentence_gives_place_and_date_to_the_harm_after_it(extraction_tools):
@@ -157,7 +157,7 @@ def test_a_place_only_the_headline_names_is_cited_to_the_headline(extraction_too
            "one of about twenty launched that night.", title, "Desk", date(2023, 4, 29)))
     assert mention.place_name == "Uman"
     (place,) = [c for c in mention.claims if c.kind == "place"]
-    assert place.value["field"] == "title" and place.provenance.quote == title
+    assert place.value.field == "title" and place.provenance.quote == title
     assert title[place.provenance.char_start:place.provenance.char_end] == "Uman"
 
 
@@ -182,8 +182,8 @@ def test_the_day_a_toll_rose_is_not_the_day_of_the_attack(extraction_tools):
         "A missile hit a bakery in Lysychansk on Saturday. The death toll rose to 28 on "
         "Monday, officials said.", published=date(2023, 1, 3))
     assert mention.event_date()[0].iso() == "2022-12-31"
-    report = [c for c in mention.claims if c.kind == "date" and c.value["role"] == "report"]
-    assert [c.value["expression"] for c in report] == ["Monday"]
+    report = [c for c in mention.claims if c.kind == "date" and c.value.role == "report"]
+    assert [c.value.expression for c in report] == ["Monday"]
 
 
 def test_a_deportation_happens_where_people_were_taken_from(extraction_tools):
@@ -214,7 +214,7 @@ def test_a_final_toll_days_later_joins_the_attack_it_counts(extraction_tools):
             "reached 37.")
     (mention,) = extract(extraction_tools, text)
     assert mention.event_date()[0].iso() == "2022-03-29"
-    assert sorted(c.value["low"] for c in mention.claims if c.kind == "killed") == [12, 37]
+    assert sorted(c.value.low for c in mention.claims if c.kind == "killed") == [12, 37]
 
 
 def test_filtration_is_detention(extraction_tools):
@@ -264,7 +264,7 @@ def test_a_dateline_places_a_report_that_names_no_other_place(extraction_tools):
         "By Friday evening 13 bodies had been recovered.", published=date(2023, 3, 3))
     assert [(m.place_name, m.event_date()[0].iso()) for m in mentions] == [
         ("ZAPORIZHZHIA", "2023-03-02")]
-    assert max(c.value["low"] for c in mentions[0].claims if c.kind == "killed") == 13
+    assert max(c.value.low for c in mentions[0].claims if c.kind == "killed") == 13
 
 
 def test_an_unverified_marker_naming_a_party_qualifies_that_partys_claim(extraction_tools):
@@ -311,7 +311,7 @@ def test_a_hospital_where_victims_are_cared_for_is_not_the_target(extraction_too
     mentions = extract(extraction_tools,
         "Shelling hit a shopping centre in Belgorod on Saturday, killing 24 people. " + sentence,
         published=date(2023, 12, 31))
-    targets = {c.value["target_type"] for m in mentions for c in m.claims if c.kind == "target"}
+    targets = {c.value.target_type for m in mentions for c in m.claims if c.kind == "target"}
     assert "hospital" not in targets
 
 
@@ -351,7 +351,7 @@ def test_a_place_named_where_no_harm_is_told_is_kept_as_the_setting(extraction_t
         "Governor Oleh Syniehubov said. Syniehubov said many villagers had spent the night "
         "before in the school.",
         published=date(2023, 10, 10))
-    targets = {c.value["target_type"]: bool(c.value.get("setting"))
+    targets = {c.value.target_type: bool(c.value.setting)
                for c in mention.claims if c.kind == "target"}
     assert targets == {"cafe": False, "school": True}
 
@@ -367,7 +367,7 @@ def test_a_named_sources_words_on_the_attack_are_kept_even_without_facts(extract
     taken = {c.kind for c in said if c.kind != "not_taken"}
     assert taken and taken <= {"statement", "category", "perpetrator"}
     # "calling the attack a deliberate crime": the weak word alone says why no category
-    assert {(c.value["words"], c.rule) for c in said if c.kind == "not_taken"} == {
+    assert {(c.value.words, c.rule) for c in said if c.kind == "not_taken"} == {
         ("attack", "category_filters/weak-word-alone")}
 
 
@@ -399,8 +399,8 @@ def test_a_toll_for_two_attacks_together_is_not_either_attacks_own(extraction_to
         "A missile struck Sumy on 13 April, killing 35 civilians. On 4 April a missile hit "
         "Kryvyi Rih, killing 20 civilians. The head of the mission said the two attacks "
         "together had killed 55 civilians.", published=date(2025, 4, 17)))
-    tolls = {name: {c.value["low"] for c in m.claims if c.kind == "killed"
-                    and not c.value.get("cumulative")} for name, m in mentions.items()}
+    tolls = {name: {c.value.low for c in m.claims if c.kind == "killed"
+                    and not c.value.cumulative} for name, m in mentions.items()}
     assert tolls == {"Sumy": {35}, "Kryvyi Rih": {20}}
 
 
@@ -419,7 +419,7 @@ def test_harm_told_before_the_place_is_named_joins_the_incident(extraction_tools
         "when the missile struck.", published=date(2023, 7, 2))
     assert mention.place is not None and mention.place.name == "Kramatorsk"
     assert mention.event_date()[0].iso() == "2023-06-27"
-    assert 13 in {c.value["low"] for c in mention.claims if c.kind == "killed"}
+    assert 13 in {c.value.low for c in mention.claims if c.kind == "killed"}
 
 
 def test_the_day_named_as_the_strikes_own_wins_over_a_later_day(extraction_tools):
@@ -449,7 +449,7 @@ def test_a_months_national_total_is_not_the_first_attacks_toll(extraction_tools)
         "In January 2024, the mission verified that at least 158 civilians were killed in "
         "Ukraine.\n\nOn 6 January, missiles struck Pokrovsk, killing 11 civilians.",
         published=date(2024, 2, 9)))
-    assert {c.value["low"] for c in mentions["Pokrovsk"].claims if c.kind == "killed"} == {11}
+    assert {c.value.low for c in mentions["Pokrovsk"].claims if c.kind == "killed"} == {11}
 
 
 def test_flowers_at_the_damaged_street_the_next_day_are_not_a_second_attack(extraction_tools):
@@ -500,16 +500,16 @@ def not_taken(mention):
 def test_a_value_a_rule_sets_aside_is_kept_with_the_rule_beside_what_was_taken(
         extraction_tools):
     (mention,) = extract(extraction_tools, TRACED)
-    traces = {(c.value["what"], c.value["words"], c.value.get("taken_as")): c.rule
+    traces = {(c.value.what, c.value.words, getattr(c.value, "taken_as", None)): c.rule
               for c in not_taken(mention)}
     assert traces[("place", "Kyiv", "reference")] == "place_roles/reference-point"
     assert traces[("category", "strikes on", None)] == "category_filters/feared-not-done"
-    kyiv = next(c for c in not_taken(mention) if c.value["words"] == "Kyiv")
+    kyiv = next(c for c in not_taken(mention) if c.value.words == "Kyiv")
     assert TRACED[kyiv.provenance.char_start:kyiv.provenance.char_end] == "Kyiv"
     # the traces come after every claim taken, and change none of them
     kinds = [c.kind for c in mention.claims]
     assert kinds.index("not_taken") > max(i for i, k in enumerate(kinds) if k != "not_taken")
-    assert [c.value["low"] for c in mention.claims if c.kind == "killed"] == [3]
+    assert [c.value.low for c in mention.claims if c.kind == "killed"] == [3]
 
 
 def test_a_sentence_that_gives_a_mention_nothing_leaves_no_trace_on_it(extraction_tools):

@@ -11,7 +11,6 @@ import signal
 import subprocess
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -48,7 +47,7 @@ def test_a_home_without_config_but_with_a_signed_log_is_refused_untouched(tmp_pa
     create_signing_key(paths.signing_key, paths.public_key)
     paths.log.write_text('{"seq":0}\n')
     before = {p: p.read_bytes() for p in (paths.signing_key, paths.public_key, paths.log)}
-    with pytest.raises(CaseHomeError, match="no config.toml but holds"):
+    with pytest.raises(CaseHomeError, match=r"no config\.toml but holds"):
         init_case(paths.root, environ={})
     assert {p: p.read_bytes() for p in before} == before
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from datetime import date
 
+from casebuilder.model.claim_values import FigureValue
 from casebuilder.resolution.records import ClaimRecord, DocumentInfo, MentionRecord
 from casebuilder.resolution.summary import Incident, best_figure
 
@@ -16,10 +17,11 @@ def document(n: int, published: str) -> DocumentInfo:
 def toll(n: int, doc: DocumentInfo, low: int, *, qualifier: str = "exact",
          kind: str = "official", evidentiality: str = "stated", who: str = "governor"
          ) -> ClaimRecord:
-    return ClaimRecord(n, "killed", {"low": low, "high": None if qualifier != "exact" else low,
-                                     "qualifier": qualifier, "text": f"{low} killed"},
-                       "rule", n * 10, n * 10 + 5, 0, 100, "", who, "", kind, None, "said",
-                       evidentiality, [], [], doc)
+    value = FigureValue(low=low, high=None if qualifier != "exact" else low,
+                        qualifier=qualifier, population=None, subgroup=False, cumulative=False,
+                        text=f"{low} killed", earlier_report=False, shared_by=())
+    return ClaimRecord(n, "killed", value, "rule", n * 10, n * 10 + 5, 0, 100, "", who, "",
+                       kind, None, "said", evidentiality, [], [], doc)
 
 
 def incident(*claims: ClaimRecord) -> Incident:

@@ -10,6 +10,15 @@ import click
 
 from casebuilder.cli.main import CliState, cli, opened_case
 from casebuilder.errors import CasebuilderError
+from casebuilder.model.claim_values import (
+    NotTakenCategory,
+    NotTakenFigure,
+    NotTakenTarget,
+    NotTakenValue,
+    NotTakenWeapon,
+    not_taken_from_json,
+    taken_as,
+)
 from casebuilder.model.terms import CATEGORY_ORDER as CATEGORIES
 from casebuilder.model.terms import GRADES
 
@@ -143,13 +152,26 @@ def incidents_command(
 def _not_taken(n: dict[str, Any]) -> str:
     """"place 'Kyiv', taken as venue — place_roles/venue-of-a-gathering (report.txt
     [120:124])"."""
-    value = n.get("value") or {}
-    detail = value.get("category") or value.get("measure") or value.get("target_type") or \
-        value.get("weapon") or ""
-    what = f"{n['what']} {n['words']!r}" + (f" ({detail})" if detail else "")
-    if n.get("taken_as"):
-        what += f", taken as {str(n['taken_as']).replace('_', ' ')}"
+    value = not_taken_from_json(n["value"])
+    detail = _detail(value)
+    what = f"{value.what} {value.words!r}" + (f" ({detail})" if detail else "")
+    role = taken_as(value)
+    if role:
+        what += f", taken as {role.replace('_', ' ')}"
     return f"{what} — {n['rule']} ({n['document']} [{n['char_start']}:{n['char_end']}])"
+
+
+def _detail(value: NotTakenValue) -> str:
+    """What kind of the thing it was: the category, measure, weapon or target type."""
+    if isinstance(value, NotTakenCategory):
+        return value.category or ""  # absent: the value table was asked about the words
+    if isinstance(value, NotTakenFigure):
+        return value.measure
+    if isinstance(value, NotTakenWeapon):
+        return value.weapon
+    if isinstance(value, NotTakenTarget):
+        return value.target_type
+    return ""  # a date or a place: its words say it
 
 
 def _toll(p: dict[str, Any], measure: str) -> str:

@@ -28,6 +28,7 @@ from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import Gazetteer, Place, distance_km
 from casebuilder.gazetteer.model import same_place
+from casebuilder.model.claim_values import NotTakenPlace, TargetValue
 from casebuilder.model.lexicon import Lexicon
 from casebuilder.model.partial_date import PartialDate
 
@@ -187,7 +188,7 @@ def _near_focus(c: FocusContext, wanted: bool) -> bool:
 
 
 def _shared_target(c: FocusContext, wanted: bool) -> bool:
-    named = {m.value["target_type"] for m in c.focus.claims if m.kind == "target"}
+    named = {m.value.target_type for m in c.focus.claims if isinstance(m.value, TargetValue)}
     return any(t.payload in named for t in c.fact.targets) is wanted
 
 
@@ -363,8 +364,8 @@ class Assembly:
             return False
         named = {p.gazetteer_id for _, p in places}
         fact.not_taken += [NotTaken.by(SPEAKER_TABLE, decision.rule, t.start, t.end,
-                                       what="place", words=t.text, gazetteer_id=p.gazetteer_id,
-                                       taken_as="who_speaks")
+                                       NotTakenPlace(words=t.text, gazetteer_id=p.gazetteer_id,
+                                                     taken_as="who_speaks"))
                            for t, p, _ in fact.places if p.gazetteer_id in named]
         return True
 
@@ -584,6 +585,5 @@ class Assembly:
         tolls = self.lexicon.words("standing_toll_measures")
         if any(c.kind in tolls for c in mention.claims):
             return False
-        dates = [PartialDate.parse_iso(c.value["iso"]) for c in mention.claims
-                 if c.kind == "date" and c.value.get("role") == "event"]
+        dates = [PartialDate.parse_iso(v.iso) for _, v in mention.dates("event")]
         return all(d.precision == "year" or d.days > 180 for d in dates)

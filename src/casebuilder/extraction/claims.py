@@ -6,6 +6,9 @@ character offsets of the words it came from, the sentence quoted whole, who says
 :class:`IncidentMention` is one attack or situation at one place as one document reports it:
 its claims, in the order they were found.
 
+A claim's value is one of the typed values of :mod:`casebuilder.model.claim_values` (one class
+per kind, checked when the claim is made), serialised only by its ``to_json``.
+
 A claim of kind ``not_taken`` (:data:`NOT_TAKEN`) is a *negative trace*: a value a sentence of
 the mention offered that a rule set aside or gave another role ("Kyiv" read as the venue of
 talks, "strikes" feared rather than done, a running total that is no attack's toll). Its value
@@ -22,13 +25,22 @@ from dataclasses import dataclass, field
 from datetime import date
 from typing import Any
 
+from casebuilder.errors import ClaimValueError
 from casebuilder.extraction.attribution import Attribution
 from casebuilder.gazetteer import Place
+from casebuilder.model.claim_values import (
+    NOT_TAKEN,
+    CategoryValue,
+    ClaimValue,
+    DateValue,
+    PlaceValue,
+    fits,
+    to_json,
+)
 from casebuilder.model.partial_date import PartialDate
 from casebuilder.model.terms import CATEGORY_ORDER
 
-#: The kind of a claim that records a value not taken, and the rule that set it aside.
-NOT_TAKEN = "not_taken"
+__all__ = ["NOT_TAKEN", "Claim", "IncidentMention", "Provenance", "SourceText"]
 
 
 @dataclass(frozen=True)
@@ -46,21 +58,27 @@ class Claim:
     kind: str  # category | place | date | killed | injured | weapon | target | perpetrator
     #            | denial | military_objective | no_military_objective | civilian_status
     #            | statement | relative_date | not_taken (a value set aside: NOT_TAKEN)
-    value: dict[str, Any]
+    value: ClaimValue
     provenance: Provenance
     attribution: Attribution
     rule: str
 
+    def __post_init__(self) -> None:
+        if not fits(self.kind, self.value):
+            raise ClaimValueError(f"a {self.kind} claim cannot have a "
+                                  f"{type(self.value).__name__}")
+
     @property
     def in_text(self) -> bool:
         """False for a value cited to the collection's headline rather than the text."""
-        return self.value.get("field") != "title"
+        return not (isinstance(self.value, PlaceValue) and self.value.field == "title")
 
     def as_json(self) -> dict[str, Any]:
+        """The claim as stored and digested (keys: model.claim_values.CLAIM_RECORD_FIELDS)."""
         a = self.attribution
         p = self.provenance
         return {
-            "kind": self.kind, "value": self.value, "rule": self.rule,
+            "kind": self.kind, "value": to_json(self.value), "rule": self.rule,
             "item_id": p.item_id, "char_start": p.char_start, "char_end": p.char_end,
             "quote": p.quote, "sentence_start": p.sentence_start, "sentence_end": p.sentence_end,
             "attributed_to": a.speaker, "speaker_role": a.role, "source_kind": a.kind,
@@ -88,32 +106,37 @@ class IncidentMention:
 
     @property
     def categories(self) -> list[str]:
-        claims = [c for c in self.claims if c.kind == "category"]
-        found = {c.value["category"] for c in claims}
+        found = [c.value for c in self.claims if isinstance(c.value, CategoryValue)]
+        categories = {v.category for v in found}
         # "killed"/"dead" in a report of a missile strike is the strike's toll: it makes a
         # killing only if some sentence says how (shot, executed) rather than just "killed".
-        if "explosive_attack" in found and all(
-                c.value.get("weak") for c in claims if c.value["category"] == "killing"):
-            found.discard("killing")
-        return [c for c in CATEGORY_ORDER if c in found]
+        if "explosive_attack" in categories and all(
+                v.weak for v in found if v.category == "killing"):
+            categories.discard("killing")
+        return [c for c in CATEGORY_ORDER if c in categories]
+
+    def dates(self, role: str | None = None) -> list[tuple[Claim, DateValue]]:
+        """The date claims (with their values), of one role ("event", "report") or all."""
+        return [(c, c.value) for c in self.claims if isinstance(c.value, DateValue)
+                and (role is None or c.value.role == role)]
 
     def event_date(self) -> tuple[PartialDate | None, str, str]:
         """The mention's date: the most precise event date its claims give."""
-        dates = [c for c in self.claims if c.kind == "date" and c.value.get("role") == "event"]
+        dates = self.dates("event")
         if not dates:
             return None, "", ""
-        best = min(dates, key=lambda c: (PartialDate.parse_iso(c.value["iso"]).days,
-                                         c.value.get("distance", 999),
-                                         c.provenance.char_start))
-        return PartialDate.parse_iso(best.value["iso"]), best.value["expression"], best.rule
+        best, value = min(dates, key=lambda d: (PartialDate.parse_iso(d[1].iso).days,
+                                                d[1].ranking_distance,
+                                                d[0].provenance.char_start))
+        return PartialDate.parse_iso(value.iso), value.expression, best.rule
 
     def report_date(self) -> tuple[PartialDate | None, str]:
         """When no claim dates the event, the earliest date a source reported it on."""
-        dates = [c for c in self.claims if c.kind == "date" and c.value.get("role") == "report"]
+        dates = [value for _, value in self.dates("report")]
         if not dates:
             return None, ""
-        best = min(dates, key=lambda c: PartialDate.parse_iso(c.value["iso"]).start)
-        return PartialDate.parse_iso(best.value["iso"]), best.value["expression"]
+        best = min(dates, key=lambda v: PartialDate.parse_iso(v.iso).start)
+        return PartialDate.parse_iso(best.iso), best.expression
 
     def situation_span(self, war_start: date | None, published: date | None
                        ) -> PartialDate | None:
@@ -121,19 +144,17 @@ class IncidentMention:
         to the report: "remained cut off" on 3 April is a siege from 24 February to then."""
         first = min((c.provenance.sentence_start for c in self.claims if c.in_text),
                     default=0)
-        dated = [c for c in self.claims if c.kind == "date" and c.value.get("role") == "event"
-                 and c.value.get("distance", 999) <= 60
+        dated = [v for c, v in self.dates("event") if v.ranking_distance <= 60
                  and c.provenance.sentence_start == first]
         if dated:
             # "ordered residents to leave on 5 November", "taken to Crimea in October 2022":
             # a date given beside the harm, in the sentence that first reports the situation
-            best = min(dated, key=lambda c: c.value.get("distance", 999))
-            return PartialDate.parse_iso(best.value["iso"])
-        starts = [PartialDate.parse_iso(c.value["iso"]).start for c in self.claims
-                  if c.kind == "date" and c.value.get("role") == "event"]
+            best = min(dated, key=lambda v: v.ranking_distance)
+            return PartialDate.parse_iso(best.iso)
+        starts = [PartialDate.parse_iso(v.iso).start for _, v in self.dates("event")]
         begin = war_start or min(starts, default=None)
-        end = published or max((PartialDate.parse_iso(c.value["iso"]).end for c in self.claims
-                                if c.kind == "date"), default=None)
+        end = published or max((PartialDate.parse_iso(v.iso).end for _, v in self.dates()),
+                               default=None)
         if begin is None or end is None or begin > end:
             return None
         return PartialDate.range(begin, end)

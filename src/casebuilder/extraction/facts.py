@@ -10,7 +10,6 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
 
 from casebuilder.extraction.attribution import Attribution
 from casebuilder.extraction.claims import IncidentMention
@@ -20,6 +19,7 @@ from casebuilder.extraction.phrases import PhraseMatch
 from casebuilder.extraction.text import Sentence, Token
 from casebuilder.gazetteer import Place, ToponymMention
 from casebuilder.gazetteer.model import same_place
+from casebuilder.model.claim_values import NotTakenValue
 from casebuilder.model.lexicon import Lexicon
 
 #: Lower is more precise (see :func:`place_rank`).
@@ -32,11 +32,12 @@ class NotTaken:
 
     start: int
     end: int
-    value: dict[str, Any]  # what: category | place | date | figure | weapon | target; words ...
+    value: NotTakenValue  # what it was (category, place, date ...), its words, its role
     rule: str
 
     @classmethod
-    def by(cls, table: str, rule: str, start: int, end: int, **value: Any) -> NotTaken:
+    def by(cls, table: str, rule: str, start: int, end: int, value: NotTakenValue
+           ) -> NotTaken:
         return cls(start, end, value, f"{table}/{rule}")
 
 

@@ -60,9 +60,9 @@ from casebuilder.extraction.figure_cues import (
     load_figure_cues,
 )
 from casebuilder.extraction.rules import Decision, RuleTable
+from casebuilder.model.claim_values import Measure
 from casebuilder.model.lexicon import Lexicon, LexiconError
 
-Measure = Literal["killed", "injured", "missing", "affected", "casualties"]
 Qualifier = Literal["exact", "at least", "more than", "about", "up to", "between", "vague",
                     "none"]
 Population = Literal["civilians", "children", "military", "prisoners of war", "people"]

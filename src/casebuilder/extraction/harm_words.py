@@ -29,6 +29,7 @@ from casebuilder.extraction.reading import DocumentReading
 from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
 from casebuilder.extraction.text import TextAnalyser, Token
 from casebuilder.extraction.vocabulary import Vocabulary
+from casebuilder.model.claim_values import NotTakenCategory
 from casebuilder.model.lexicon import Lexicon
 
 #: The outcomes of both tables.
@@ -256,8 +257,8 @@ def load_harm_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
 
 
 def _category_set_aside(table: str, rule: str, match: PhraseMatch[str]) -> NotTaken:
-    return NotTaken.by(table, rule, match.start, match.end, what="category", words=match.phrase,
-                       category=match.payload)
+    return NotTaken.by(table, rule, match.start, match.end,
+                       NotTakenCategory(words=match.phrase, category=match.payload))
 
 
 class HarmWords:

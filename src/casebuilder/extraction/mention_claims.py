@@ -34,10 +34,33 @@ from casebuilder.extraction.text import Sentence, TextAnalyser, Token
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import Place, ToponymMention
 from casebuilder.gazetteer.model import same_place
+from casebuilder.model.claim_values import (
+    NO_HARM_WORD_DISTANCE,
+    CategoryValue,
+    CivilianStatusValue,
+    ClaimValue,
+    DateValue,
+    DenialValue,
+    FigureValue,
+    MilitaryObjectiveValue,
+    NoMilitaryObjectiveValue,
+    NotTakenCategory,
+    NotTakenFigure,
+    NotTakenPlace,
+    NotTakenTarget,
+    NotTakenValue,
+    NotTakenWeapon,
+    PerpetratorValue,
+    PlaceValue,
+    RelativeDateValue,
+    StatementValue,
+    TargetValue,
+    WeaponValue,
+)
 from casebuilder.model.lexicon import Lexicon
 
 #: Adds one claim of the sentence at hand: kind, value, start, end, rule.
-AddClaim = Callable[[str, dict[str, Any], int, int, str], None]
+AddClaim = Callable[[str, ClaimValue, int, int, str], None]
 #: Asks the value table whether the mention takes a value: kind, start, end, category, figure.
 Takes = Callable[..., bool]
 VALUE_TABLE = "mention_values"
@@ -145,7 +168,7 @@ class ClaimWriter:
     def _adder(mention: IncidentMention, fact: SentenceFacts, source: SourceText) -> AddClaim:
         s = fact.sentence
 
-        def claim(kind: str, value: dict[str, Any], start: int, end: int, rule: str) -> None:
+        def claim(kind: str, value: ClaimValue, start: int, end: int, rule: str) -> None:
             mention.claims.append(Claim(kind, value, Provenance(source.item_id, start, end,
                                                                  s.text, s.start, s.end),
                                         fact.attribution, rule))
@@ -158,13 +181,14 @@ class ClaimWriter:
         if mention.place is not None:
             for toponym, place, role in setting.places:
                 if place.gazetteer_id == mention.place.gazetteer_id:
-                    claim("place", {"name": toponym.text, "gazetteer_id": place.gazetteer_id,
-                                    "role": role}, toponym.start, toponym.end, "place-setting")
+                    claim("place", PlaceValue(name=toponym.text,
+                                              gazetteer_id=place.gazetteer_id, role=role),
+                          toponym.start, toponym.end, "place-setting")
                     break
         for d in setting.dates:
             if d.role == "event":
-                claim("date", {"iso": d.value.iso(), "precision": d.value.precision,
-                               "expression": d.expression, "role": d.role, "distance": 0},
+                claim("date", DateValue(iso=d.value.iso(), precision=d.value.precision,
+                                        expression=d.expression, role=d.role, distance=0),
                       d.start, d.end, "date-setting")
 
     def add_claims(self, mention: IncidentMention, fact: SentenceFacts,
@@ -180,15 +204,15 @@ class ClaimWriter:
         owners = ValueOwners.of(fact, self.lexicon)
         left: list[NotTaken] = []
 
-        def takes(value: str, start: int, end: int, words: str, category: str = "",
-                  figure: CasualtyFigure | None = None, **details: Any) -> bool:
+        def takes(value: str, start: int, end: int, trace: NotTakenValue, category: str = "",
+                  figure: CasualtyFigure | None = None) -> bool:
+            """Does the mention take the value? If not, ``trace`` records it as not taken."""
             context = ValueContext(value, mention, owners, self.lexicon, start, category,
                                    figure)
             decision = reading.decide(VALUE_TABLE, context, start, end)
             if decision.outcome == "take":
                 return True
-            left.append(NotTaken.by(VALUE_TABLE, decision.rule, start, end, what=value,
-                                    words=words, **details))
+            left.append(NotTaken.by(VALUE_TABLE, decision.rule, start, end, trace))
             return False
 
         self._category_claims(fact, takes, claim)
@@ -206,7 +230,7 @@ class ClaimWriter:
             # "'It is impossible to imagine the number of victims,' the president wrote": a
             # named source's account of the incident with no figure or fact the rules read is
             # still a record of who said what about it (not counted as an origin of its facts)
-            claim("statement", {"speaker": a.speaker, "verb": a.verb}, s.start, s.end,
+            claim("statement", StatementValue(speaker=a.speaker, verb=a.verb), s.start, s.end,
                   "attributed-sentence")
         if len(mention.claims) > entry:
             # beside what the sentence gave the mention, what it offered and was not taken
@@ -218,8 +242,8 @@ class ClaimWriter:
     def _its_own_place(mention: IncidentMention, trace: NotTaken) -> bool:
         """A trace of the mention's own place in another role ("the Kharkiv governor" in a
         report of an attack on Kharkiv) says nothing the mention does not."""
-        return trace.value.get("what") == "place" and mention.place is not None and \
-            trace.value.get("gazetteer_id") == mention.place.gazetteer_id
+        return isinstance(trace.value, NotTakenPlace) and mention.place is not None and \
+            trace.value.gazetteer_id == mention.place.gazetteer_id
 
     @staticmethod
     def _not_taken(mention: IncidentMention, fact: SentenceFacts, source: SourceText,
@@ -241,17 +265,18 @@ class ClaimWriter:
         shift = 1 if words.lower() in self.lexicon.phrases("next_day_phrases") else 0
         value = reading.focus_date.shifted(shift)
         start = s.start + same_day.start()
-        claim("date", {"iso": value.iso(), "precision": value.precision, "expression": words,
-                       "role": "event", "distance": 0}, start, start + len(words),
+        claim("date", DateValue(iso=value.iso(), precision=value.precision, expression=words,
+                                role="event", distance=0), start, start + len(words),
               "same-day-as-before")
 
     def _category_claims(self, fact: SentenceFacts, takes: Takes, claim: AddClaim) -> None:
         for category, matches in fact.categories.items():
             m = matches[0]
-            if not takes("category", m.start, m.end, m.phrase, category=category):
+            if not takes("category", m.start, m.end, NotTakenCategory(words=m.phrase),
+                         category=category):
                 continue
             weak = all(self.harm.weak_phrase(category, x.phrase) for x in matches)
-            claim("category", {"category": category, "trigger": m.phrase, "weak": weak},
+            claim("category", CategoryValue(category=category, trigger=m.phrase, weak=weak),
                   m.start, m.end, "trigger-word")
 
     @staticmethod
@@ -260,8 +285,9 @@ class ClaimWriter:
             return
         for toponym, place, role in fact.places:
             if place.gazetteer_id == mention.place.gazetteer_id:
-                claim("place", {"name": toponym.text, "gazetteer_id": place.gazetteer_id,
-                                "role": role}, toponym.start, toponym.end, f"place-{role}")
+                claim("place", PlaceValue(name=toponym.text, gazetteer_id=place.gazetteer_id,
+                                          role=role), toponym.start, toponym.end,
+                      f"place-{role}")
                 break
 
     def _date_claims(self, fact: SentenceFacts, claim: AddClaim) -> None:
@@ -270,39 +296,41 @@ class ClaimWriter:
         triggers = [m for matches in fact.categories.values() for m in matches] + fact.weapons
         for d in fact.dates:
             distance = min((abs(d.start - m.end) if d.start >= m.end else abs(m.start - d.end)
-                            for m in triggers), default=999)
+                            for m in triggers), default=NO_HARM_WORD_DISTANCE)
             if s.text[d.end - s.start : d.end - s.start + 2] in possessive:
                 distance = -1  # "Friday's missile strike": the day the text gives the attack
-            claim("date", {"iso": d.value.iso(), "precision": d.value.precision,
-                           "expression": d.expression, "role": d.role,
-                           "distance": distance}, d.start, d.end, d.rule)
+            claim("date", DateValue(iso=d.value.iso(), precision=d.value.precision,
+                                    expression=d.expression, role=d.role,
+                                    distance=distance), d.start, d.end, d.rule)
 
     @staticmethod
     def _figure_claims(fact: SentenceFacts, owners: ValueOwners, takes: Takes,
                        claim: AddClaim) -> None:
         for figure in fact.figures:
-            if not takes("figure", figure.start, figure.end, figure.text, figure=figure,
-                         measure=figure.measure, low=figure.low, high=figure.high):
+            if not takes("figure", figure.start, figure.end,
+                         NotTakenFigure(words=figure.text, measure=figure.measure,
+                                        low=figure.low, high=figure.high), figure=figure):
                 continue
-            claim(figure.measure, {"low": figure.low, "high": figure.high,
-                                   "qualifier": figure.qualifier,
-                                   "population": figure.population,
-                                   "subgroup": figure.subgroup,
-                                   "cumulative": figure.cumulative, "text": figure.text,
-                                   "earlier_report": figure.rule == "reported-earlier"
-                                   or "earlier" in figure.rule,
-                                   "shared_by": owners.shared_by},
+            claim(figure.measure, FigureValue(low=figure.low, high=figure.high,
+                                              qualifier=figure.qualifier,
+                                              population=figure.population,
+                                              subgroup=figure.subgroup,
+                                              cumulative=figure.cumulative, text=figure.text,
+                                              earlier_report=figure.rule == "reported-earlier"
+                                              or "earlier" in figure.rule,
+                                              shared_by=tuple(owners.shared_by)),
                   figure.start, figure.end, f"figure-{figure.rule}")
 
     def _weapon_claims(self, fact: SentenceFacts, takes: Takes, claim: AddClaim) -> None:
         seen: set[str] = set()
         for w in fact.weapons:
-            if w.payload not in seen and takes("weapon", w.start, w.end, w.phrase,
-                                               weapon=w.payload):
+            if w.payload not in seen and takes("weapon", w.start, w.end,
+                                               NotTakenWeapon(words=w.phrase,
+                                                              weapon=w.payload)):
                 seen.add(w.payload)
                 weapon = self.vocabulary.weapons[w.payload]
-                claim("weapon", {"weapon": weapon.name, "family": weapon.family,
-                                 "wide_area": weapon.wide_area, "words": w.phrase},
+                claim("weapon", WeaponValue(weapon=weapon.name, family=weapon.family,
+                                            wide_area=weapon.wide_area, words=w.phrase),
                       w.start, w.end, "weapon-word")
 
     def _target_claims(self, fact: SentenceFacts, takes: Takes, claim: AddClaim) -> None:
@@ -312,12 +340,14 @@ class ClaimWriter:
         # it for what was hit
         setting = not (fact.eventful or fact.weapons)
         for t in fact.targets:
-            if t.payload not in seen and takes("target", t.start, t.end, t.phrase,
-                                               target_type=t.payload):
+            if t.payload not in seen and takes("target", t.start, t.end,
+                                               NotTakenTarget(words=t.phrase,
+                                                              target_type=t.payload)):
                 seen.add(t.payload)
                 target = self.vocabulary.targets[t.payload]
-                claim("target", {"target_type": target.name, "protected": target.protected,
-                                 "words": t.phrase, **({"setting": True} if setting else {})},
+                claim("target", TargetValue(target_type=target.name,
+                                            protected=target.protected, words=t.phrase,
+                                            setting=True if setting else None),
                       t.start, t.end, "target-word")
 
     def _civilian_claim(self, fact: SentenceFacts, claim: AddClaim) -> None:
@@ -327,16 +357,16 @@ class ClaimWriter:
         if any(w in civilian for w in s.words()) or any(
                 f.population in populations for f in fact.figures):
             word = next((t for t in s.tokens if t.lower in civilian), s.tokens[0])
-            claim("civilian_status", {"civilian": True, "words": word.text}, word.start,
-                  word.end, "civilian-word")
+            claim("civilian_status", CivilianStatusValue(civilian=True, words=word.text),
+                  word.start, word.end, "civilian-word")
 
     def _relative_date_claims(self, mention: IncidentMention, fact: SentenceFacts,
                               reading: DocumentReading, claim: AddClaim) -> None:
         s = fact.sentence
         for relative in find_relative_events(s.text, self.lexicon, base=s.start):
-            claim("relative_date", {"expression": relative.expression,
-                                    "days_offset": relative.days_offset,
-                                    "direction": relative.direction},
+            claim("relative_date", RelativeDateValue(expression=relative.expression,
+                                                     days_offset=relative.days_offset,
+                                                     direction=relative.direction),
                   relative.start, relative.end, "relative-event")
             anchor = reading.anchor_date
             if anchor is not None and relative.direction == "after" and \
@@ -346,8 +376,8 @@ class ClaimWriter:
                 # "The strike came a day after an air attack near Barvinkove": the air attack
                 # is dated from the strike the report is about.
                 value = resolve_anchor(-relative.days_offset, anchor)
-                claim("date", {"iso": value.iso(), "precision": value.precision,
-                               "expression": relative.expression, "role": "event"},
+                claim("date", DateValue(iso=value.iso(), precision=value.precision,
+                                        expression=relative.expression, role="event"),
                       relative.start, relative.end, "relative-to-main-event")
 
     # -- who acted, who denies, what was the target ---------------------------------------
@@ -364,23 +394,23 @@ class ClaimWriter:
             party = actor.payload
             if fact.denial and party == speaker_party:
                 continue  # "denied that its forces ...": the denial says it, below
-            claim("perpetrator", {"party": party, "label": parties[party].label,
-                                  "words": actor.phrase, "competing": fact.denial},
+            claim("perpetrator", PerpetratorValue(party=party, label=parties[party].label,
+                                                  words=actor.phrase, competing=fact.denial),
                   actor.start, actor.end,
                   "actor-phrase" if not fact.denial else "counter-accusation")
         for enemy in self._enemy.find(tokens):
             opponents = self.vocabulary.opponents.get(speaker_party or "", ())
             if len(opponents) == 1 and self._acts(tokens, enemy):
-                claim("perpetrator", {"party": opponents[0],
-                                      "label": parties[opponents[0]].label,
-                                      "words": enemy.phrase, "competing": False},
+                claim("perpetrator", PerpetratorValue(party=opponents[0],
+                                                      label=parties[opponents[0]].label,
+                                                      words=enemy.phrase, competing=False),
                       enemy.start, enemy.end, "enemy-of-speaker")
         if fact.denial and self._denies_responsibility(fact):
             verb = next((t for t in fact.sentence.tokens
                          if self.vocabulary.evidentiality_verbs.get(t.lower) == "denied"),
                         fact.sentence.tokens[0])
-            claim("denial", {"party": speaker_party, "speaker": a.speaker,
-                             "words": verb.text}, verb.start, verb.end, "denial-verb")
+            claim("denial", DenialValue(party=speaker_party, speaker=a.speaker,
+                                        words=verb.text), verb.start, verb.end, "denial-verb")
 
     def _acts(self, tokens: list[Token], actor: PhraseMatch[str]) -> bool:
         """Is the party named the one said to act? ("Russian troops opened fire", "a
@@ -415,11 +445,11 @@ class ClaimWriter:
         presence = self.lexicon.words("military_presence_words")
         if negated and any(t.lower in presence for t in words):
             first = words[0]
-            claim("no_military_objective", {"words": first.text}, first.start, first.end,
-                  "negated-military-word")
+            claim("no_military_objective", NoMilitaryObjectiveValue(words=first.text),
+                  first.start, first.end, "negated-military-word")
         elif targets_word and \
                 fact.attribution.kind in self.lexicon.words("objective_claimant_kinds"):
             first = words[0]
-            claim("military_objective", {"words": first.text, "claimed_by":
-                                         fact.attribution.speaker}, first.start, first.end,
+            claim("military_objective", MilitaryObjectiveValue(
+                words=first.text, claimed_by=fact.attribution.speaker), first.start, first.end,
                   "claimed-target")

@@ -63,6 +63,13 @@ from casebuilder.extraction.value_roles import (
 )
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import Gazetteer, Place, ToponymMention
+from casebuilder.model.claim_values import (
+    NotTakenDate,
+    NotTakenFigure,
+    NotTakenPlace,
+    NotTakenTarget,
+    PlaceValue,
+)
 
 __all__ = ["Claim", "IncidentMention", "MentionExtractor", "Provenance", "SourceText"]
 
@@ -204,8 +211,8 @@ class MentionExtractor:
                     any(c.kind == "place" for c in mention.claims):
                 continue
             mention.claims.append(Claim(
-                "place", {"name": toponym.text, "gazetteer_id": place.gazetteer_id,
-                          "role": "event", "field": "title"},
+                "place", PlaceValue(name=toponym.text, gazetteer_id=place.gazetteer_id,
+                                    role="event", field="title"),
                 Provenance(source.item_id, toponym.start, toponym.end, source.title, 0,
                            len(source.title)),
                 Attribution(source.outlet or "the publishing outlet", "", "outlet", None, "",
@@ -278,9 +285,10 @@ class MentionExtractor:
         decision = reading.decide(TOTAL_TABLE, FiguresContext(sentence), sentence.start,
                                   sentence.end)
         if decision.outcome == "running_total":
-            not_taken += [NotTaken.by(TOTAL_TABLE, decision.rule, f.start, f.end, what="figure",
-                                      words=f.text, measure=f.measure, low=f.low, high=f.high,
-                                      taken_as="running_total")
+            not_taken += [NotTaken.by(TOTAL_TABLE, decision.rule, f.start, f.end,
+                                      NotTakenFigure(words=f.text, measure=f.measure,
+                                                     low=f.low, high=f.high,
+                                                     taken_as="running_total"))
                           for f in figures if not f.cumulative]
             figures = [replace(f, cumulative=True) for f in figures]
         return figures
@@ -295,8 +303,9 @@ class MentionExtractor:
                                       found.end)
             if decision.outcome == "report" and found.role != "report":
                 not_taken.append(NotTaken.by(DATE_TABLE, decision.rule, found.start, found.end,
-                                             what="date", words=found.expression,
-                                             iso=found.value.iso(), taken_as="report"))
+                                             NotTakenDate(words=found.expression,
+                                                          iso=found.value.iso(),
+                                                          taken_as="report")))
                 found = replace(found, role="report")
             dates.append(found)
         return dates
@@ -355,15 +364,17 @@ class MentionExtractor:
                 hit.append(target)
             else:
                 not_taken.append(NotTaken.by(CARE_TABLE, decision.rule, target.start,
-                                             target.end, what="target", words=target.phrase,
-                                             target_type=target.payload, taken_as="care"))
+                                             target.end, NotTakenTarget(
+                                                 words=target.phrase,
+                                                 target_type=target.payload, taken_as="care")))
         return hit
 
 
 def _place_set_aside(table: str, rule: str, toponym: ToponymMention, place: Place,
                      role: str | None) -> NotTaken:
     """A place name not read as where harm happened: no place at all, or another role."""
-    return NotTaken.by(table, rule, toponym.start, toponym.end, what="place",
-                       words=toponym.text, gazetteer_id=place.gazetteer_id, taken_as=role)
+    return NotTaken.by(table, rule, toponym.start, toponym.end,
+                       NotTakenPlace(words=toponym.text, gazetteer_id=place.gazetteer_id,
+                                     taken_as=role))
 
 

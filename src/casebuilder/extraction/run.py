@@ -388,15 +388,8 @@ def _store_mention(session: Session, run_id: int, item_id: int, record: dict[str
     stored = schema.IncidentMention(run_id=run_id, item_id=item_id, **record["mention"])
     session.add(stored)
     session.flush()
-    rows = [{
-        "mention_id": stored.id, "item_id": item_id, "kind": j["kind"], "value": j["value"],
-        "rule": j["rule"], "char_start": j["char_start"], "char_end": j["char_end"],
-        "sentence_start": j["sentence_start"], "sentence_end": j["sentence_end"],
-        "quote": j["quote"], "attributed_to": j["attributed_to"],
-        "speaker_role": j["speaker_role"], "source_kind": j["source_kind"],
-        "party": j["party"], "verb": j["verb"], "evidentiality": j["evidentiality"],
-        "qualifiers": j["qualifiers"], "also_attributed": j["also_attributed"],
-    } for j in record["claims"]]
+    # each key of a claim as digested (Claim.as_json) is a column of its row
+    rows = [{**j, "mention_id": stored.id, "item_id": item_id} for j in record["claims"]]
     if rows:
         session.execute(insert(schema.Claim), rows)
     session.expunge(stored)

@@ -53,6 +53,7 @@ from casebuilder.errors import (
     IntegrityError,
     SigningError,
 )
+from casebuilder.model.claim_values import CLAIM_RECORD_FIELDS, MENTION_RECORD_FIELDS
 from casebuilder.model.clock import parse_utc
 from casebuilder.preservation.canonical import json_digest, parse_canonical
 from casebuilder.preservation.case import Case, running_lock_path
@@ -95,44 +96,14 @@ TIMESTAMP_CLOCK_SKEW = timedelta(minutes=5)
 #: Entries dated after their checkpoint are named one by one up to this many per checkpoint.
 LATE_ENTRIES_SHOWN = 10
 
-#: The columns of an incident mention, as extraction wrote them into its results digest.
-MENTION_FIELDS = (
-    "key",
-    "situation",
-    "categories",
-    "place_name",
-    "place",
-    "lat",
-    "lon",
-    "date_start",
-    "date_end",
-    "date_precision",
-    "date_expression",
-    "date_basis",
-    "char_start",
-    "char_end",
-)
+#: The columns of an incident mention, as extraction wrote them into its results digest
+#: (defined once, in model/claim_values.py, for extraction and verification alike).
+MENTION_FIELDS = MENTION_RECORD_FIELDS
 
-#: Claim.as_json() key -> the claims column that holds it (extraction/mentions.py).
-CLAIM_FIELDS = {
-    "kind": "kind",
-    "value": "value",
-    "rule": "rule",
-    "item_id": "item_id",
-    "char_start": "char_start",
-    "char_end": "char_end",
-    "quote": "quote",
-    "sentence_start": "sentence_start",
-    "sentence_end": "sentence_end",
-    "attributed_to": "attributed_to",
-    "speaker_role": "speaker_role",
-    "source_kind": "source_kind",
-    "party": "party",
-    "verb": "verb",
-    "evidentiality": "evidentiality",
-    "qualifiers": "qualifiers",
-    "also_attributed": "also_attributed",
-}
+#: Claim.as_json() key -> the claims column that holds it (the same name: each key of
+#: model.claim_values.CLAIM_RECORD_FIELDS is a column of the claims table). A claim's value
+#: is digested as stored, never re-serialised, so an edited value cannot pass.
+CLAIM_FIELDS = {key: key for key in CLAIM_RECORD_FIELDS}
 
 #: The claim fields of the results digest before the extractor added ``also_attributed`` to
 #: Claim.as_json() (commit 22a0715). Runs logged before extraction recorded ``source_sha256``

@@ -22,8 +22,15 @@ from collections import defaultdict
 from dataclasses import dataclass
 from typing import Any
 
+from casebuilder.model.claim_values import (
+    CategoryValue,
+    FigureValue,
+    PerpetratorValue,
+    TargetValue,
+    WeaponValue,
+)
 from casebuilder.resolution.profiles import SourceIdentity, SourceProfiles, default_profiles
-from casebuilder.resolution.records import ClaimRecord
+from casebuilder.resolution.records import ClaimRecord, claims_of
 from casebuilder.resolution.summary import Incident, figures, generic_weapons
 
 SUPPORTING = frozenset({"category", "killed", "injured", "place", "weapon", "target",
@@ -110,36 +117,33 @@ def _version(claim: ClaimRecord) -> dict[str, Any]:
 
 def contradictions(incident: Incident) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    weapon_claims = [c for c in incident.claims if c.kind == "weapon"]
-    causes: dict[str, list[ClaimRecord]] = defaultdict(list)
+    causes: dict[str, list[tuple[ClaimRecord, WeaponValue]]] = defaultdict(list)
     named: dict[str, list[ClaimRecord]] = defaultdict(list)
-    for c in weapon_claims:
-        weapon = str(c.value["weapon"])
-        causes["small arms" if weapon in SMALL_ARMS else "explosive weapons"].append(c)
-        if weapon not in generic_weapons():
-            named[weapon].append(c)
+    for c, v in claims_of(incident.claims, WeaponValue):
+        causes["small arms" if v.weapon in SMALL_ARMS else "explosive weapons"].append((c, v))
+        if v.weapon not in generic_weapons():
+            named[v.weapon].append(c)
     if len(causes) > 1:
         out.append({"aspect": "cause", "summary": "sources disagree on how the victims died",
-                    "versions": [{"value": cause, "weapons": sorted({str(c.value["weapon"])
-                                                                     for c in claims}),
-                                  "sources": [_version(c) for c in claims]}
-                                 for cause, claims in sorted(causes.items())]})
+                    "versions": [{"value": cause, "weapons": sorted({v.weapon
+                                                                     for _, v in claimed}),
+                                  "sources": [_version(c) for c, _ in claimed]}
+                                 for cause, claimed in sorted(causes.items())]})
     if len(named) > 1:
         out.append({"aspect": "weapon", "summary": "sources name different weapons",
                     "versions": [{"value": weapon, "sources": [_version(c) for c in claims]}
                                  for weapon, claims in sorted(named.items())]})
-    accusations = [c for c in incident.claims if c.kind == "perpetrator"
-                   and not c.value.get("competing")]
-    counter = [c for c in incident.claims if c.kind == "perpetrator" and c.value.get("competing")]
+    perpetrators = claims_of(incident.claims, PerpetratorValue)
+    accusations = [(c, v) for c, v in perpetrators if not v.competing]
+    counter = [(c, v) for c, v in perpetrators if v.competing]
     denials = [c for c in incident.claims if c.kind == "denial"]
-    if denials or counter or len({c.value["party"] for c in accusations}) > 1:
+    if denials or counter or len({v.party for _, v in accusations}) > 1:
         out.append({
             "aspect": "responsibility",
             "summary": "responsibility is denied or attributed to different parties",
-            "accused": [dict(_version(c), accused=c.value.get("label")) for c in accusations],
+            "accused": [dict(_version(c), accused=v.label) for c, v in accusations],
             "denied_by": [_version(c) for c in denials],
-            "counter_accusations": [dict(_version(c), accused=c.value.get("label"))
-                                    for c in counter],
+            "counter_accusations": [dict(_version(c), accused=v.label) for c, v in counter],
         })
     claimed = [c for c in incident.claims if c.kind == "military_objective"]
     disputed = [c for c in incident.claims if c.kind == "no_military_objective"]
@@ -207,14 +211,15 @@ def claim_grades(incident: Incident, profiles: SourceProfiles) -> list[ClaimGrad
 
 def _fact(c: ClaimRecord) -> str:
     """What two claims must share to confirm each other."""
-    if c.kind == "category":
-        return str(c.value.get("category"))
+    v = c.value
+    if isinstance(v, CategoryValue):
+        return v.category
     if c.kind in {"killed", "injured"}:
         return c.kind  # any toll confirms that there were victims; the numbers may differ
-    if c.kind == "weapon":
-        return str(c.value.get("weapon"))
-    if c.kind == "target":
-        return str(c.value.get("target_type"))
+    if isinstance(v, WeaponValue):
+        return v.weapon
+    if isinstance(v, TargetValue):
+        return v.target_type
     return c.kind
 
 
@@ -227,23 +232,24 @@ def incident_grade(incident: Incident, profiles: SourceProfiles
     if "grade" in incident.overrides:
         override = incident.overrides["grade"]
         return str(override["grade"]), [f"set by an analyst: {override['reason']}"], count
-    populations = {c.value.get("population") for c in incident.claims
-                   if c.kind in {"killed", "injured"} and c.value.get("population")}
+    populations = {v.population for c, v in claims_of(incident.claims, FigureValue)
+                   if c.kind in {"killed", "injured"} and v.population}
     if populations and populations <= {"military"}:
         # Prisoners of war are protected persons, so their deaths are never discounted here.
         return "discounted", ["every casualty figure describes combatants"], count
     denials = [c for c in incident.claims if c.kind == "denial"]
-    counter = [c for c in incident.claims if c.kind == "perpetrator" and c.value.get("competing")]
-    accused = {c.value["party"] for c in incident.claims
-               if c.kind == "perpetrator" and not c.value.get("competing")}
+    perpetrators = claims_of(incident.claims, PerpetratorValue)
+    counter = [(c, v) for c, v in perpetrators if v.competing]
+    accused = {v.party for _, v in perpetrators if not v.competing}
+    # a party's own account of the attack: a military objective it claims, or its own forces
+    # named as acting by its own source
     accepted = [c for c in incident.claims if (c.kind == "military_objective" and c.party)
-                or (c.kind == "perpetrator" and not c.value.get("competing")
-                    and c.party == c.value.get("party"))]
+                or (isinstance(c.value, PerpetratorValue) and not c.value.competing
+                    and c.party == c.value.party)]
     for c in denials:
         reasons.append(f"{c.attributed_to} denied responsibility ({c.document.name})")
-    for c in counter:
-        reasons.append(f"{c.attributed_to} attributed it to {c.value.get('label')} "
-                       f"({c.document.name})")
+    for c, v in counter:
+        reasons.append(f"{c.attributed_to} attributed it to {v.label} ({c.document.name})")
     if len(accused) > 1:
         reasons.append(f"sources accuse different parties: {', '.join(sorted(accused))}")
     credible = {o for o, claims in origins.items()

@@ -15,6 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from casebuilder.errors import NotFound
+from casebuilder.model.claim_values import FigureValue, TargetValue
 from casebuilder.preservation.case import Case
 from casebuilder.resolution.anchoring import (
     Anchoring,
@@ -25,7 +26,7 @@ from casebuilder.resolution.anchoring import (
 )
 from casebuilder.resolution.decisions import Decision, load_decisions, merge_constraints
 from casebuilder.resolution.merge import MergeCandidate, merge
-from casebuilder.resolution.records import MentionRecord, load_mentions
+from casebuilder.resolution.records import MentionRecord, claims_of, load_mentions
 from casebuilder.resolution.summary import Incident, _report_key
 
 
@@ -45,11 +46,12 @@ def candidate(m: MentionRecord) -> MergeCandidate:
 
 
 def _placed(m: MentionRecord, place: dict[str, Any]) -> MergeCandidate:
-    targets = frozenset(str(c.value["target_type"]) for c in m.claims
-                        if c.kind == "target" and not c.value.get("setting"))
-    tolls = frozenset(int(c.value["low"]) for c in m.claims
-                      if c.kind == "killed" and c.value.get("low") and
-                      not c.value.get("subgroup") and c.value.get("qualifier") != "vague")
+    # a target named only as the setting (setting True; absent: named where harm is told)
+    targets = frozenset(v.target_type for _, v in claims_of(m.claims, TargetValue)
+                        if not v.setting)
+    tolls = frozenset(v.low for c, v in claims_of(m.claims, FigureValue)
+                      if c.kind == "killed" and v.low and not v.subgroup
+                      and v.qualifier != "vague")
     return MergeCandidate(
         key=m.key,
         lat=place.get("lat"),

@@ -7,21 +7,31 @@ exported source needs. Resolution builds incidents from these records; nothing h
 A stored claim of kind ``not_taken`` (a value a rule set aside, and the rule) is no evidence:
 it goes to the record's :attr:`MentionRecord.not_taken`, never to its claims, so nothing that
 grades, merges or sums up an incident ever counts it; only the displays show it.
+
+Each stored claim value is read back through ``model.claim_values.from_json``: a row whose value
+has a key its kind does not have, lacks one or holds the wrong type stops the reading with a
+:class:`~casebuilder.errors.ClaimValueError` naming the claim (an item extracted by an older
+extractor whose values had another shape is re-extracted with ``casebuilder extract --force``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import date
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 from sqlalchemy import select
 
+from casebuilder.errors import ClaimValueError
 from casebuilder.extraction.claims import NOT_TAKEN
 from casebuilder.extraction.run import parse_published
+from casebuilder.model.claim_values import ClaimValue, from_json
 from casebuilder.model.partial_date import PartialDate, Precision
 from casebuilder.preservation.case import Case
 from casebuilder.store import schema
+
+V = TypeVar("V")
 
 
 @dataclass(frozen=True)
@@ -39,7 +49,7 @@ class DocumentInfo:
 class ClaimRecord:
     id: int
     kind: str
-    value: dict[str, Any]
+    value: ClaimValue
     rule: str
     char_start: int
     char_end: int
@@ -78,6 +88,11 @@ class MentionRecord:
         if self.place is None:
             return None
         return float(self.place["lat"]), float(self.place["lon"])
+
+
+def claims_of(claims: Iterable[ClaimRecord], cls: type[V]) -> list[tuple[ClaimRecord, V]]:
+    """The claims whose value is a ``cls`` (a WeaponValue, a FigureValue ...), each with it."""
+    return [(c, c.value) for c in claims if isinstance(c.value, cls)]
 
 
 def _document(item: schema.Item) -> DocumentInfo:
@@ -132,10 +147,18 @@ def load_mentions(case: Case) -> list[MentionRecord]:
     for c in claims:
         record = records[c.mention_id]
         (record.not_taken if c.kind == NOT_TAKEN else record.claims).append(ClaimRecord(
-            id=c.id, kind=c.kind, value=dict(c.value), rule=c.rule, char_start=c.char_start,
+            id=c.id, kind=c.kind, value=_value(c), rule=c.rule, char_start=c.char_start,
             char_end=c.char_end, sentence_start=c.sentence_start,
             sentence_end=c.sentence_end, quote=c.quote, attributed_to=c.attributed_to,
             speaker_role=c.speaker_role, source_kind=c.source_kind, party=c.party, verb=c.verb,
             evidentiality=c.evidentiality, qualifiers=list(c.qualifiers),
             also_attributed=list(c.also_attributed), document=record.document))
     return list(records.values())
+
+
+def _value(row: schema.Claim) -> ClaimValue:
+    try:
+        return from_json(row.kind, row.value)
+    except ClaimValueError as exc:
+        raise ClaimValueError(f"claim {row.id} of item {row.item_id}: {exc}; re-extract the "
+                              f"item (casebuilder extract --force {row.item_id})") from exc

@@ -15,9 +15,19 @@ from typing import Any
 
 from casebuilder.extraction.vocabulary import shipped_vocabulary
 from casebuilder.gazetteer.model import precision_rank
+from casebuilder.model.claim_values import (
+    CivilianStatusValue,
+    FigureValue,
+    PerpetratorValue,
+    TargetValue,
+    WeaponValue,
+    is_not_taken,
+    taken_as,
+    to_json,
+)
 from casebuilder.model.partial_date import PartialDate
 from casebuilder.model.terms import CATEGORY_ORDER
-from casebuilder.resolution.records import ClaimRecord, MentionRecord
+from casebuilder.resolution.records import ClaimRecord, MentionRecord, claims_of
 
 
 def generic_weapons() -> frozenset[str]:
@@ -139,21 +149,19 @@ def figures(incident: Incident, measure: str) -> list[Figure]:
                    if m.place and m.place.get("precision") in {"region", "country"}}
     fine = any(m.place and m.place.get("precision") not in {"region", "country"}
                for m in incident.mentions)
-    for c in incident.claims:
-        if c.kind != measure or c.value.get("subgroup"):
+    for c, v in claims_of(incident.claims, FigureValue):
+        if c.kind != measure or v.subgroup:
             continue
-        if c.value.get("cumulative") and not incident.situation:
+        if v.cumulative and not incident.situation:
             continue
         out.append(Figure(
-            measure=measure, low=c.value.get("low"), high=c.value.get("high"),
-            qualifier=str(c.value.get("qualifier", "")), text=str(c.value.get("text", "")),
+            measure=measure, low=v.low, high=v.high, qualifier=v.qualifier, text=v.text,
             source=c.attributed_to, source_kind=c.source_kind, evidentiality=c.evidentiality,
             document=c.document.name, reported_at=c.document.published_raw,
             order=(_report_key(c.document.published_raw, c.document.published), c.char_start),
-            earlier_report=bool(c.value.get("earlier_report")), claim_id=c.id,
+            earlier_report=v.earlier_report, claim_id=c.id,
             coarse=fine and c.document.item_id in coarse_docs,
-            shared_by=tuple(str(p) for p in c.value.get("shared_by") or ()),
-            population=c.value.get("population")))
+            shared_by=v.shared_by, population=v.population))
     return sorted(out, key=lambda f: f.order)
 
 
@@ -235,45 +243,47 @@ def figure_range(incident: Incident, measure: str) -> tuple[int | None, int | No
     return (min(stated), max(stated)) if stated else (None, None)
 
 
-def _ranked_values(incident: Incident, kind: str, key: str, generic: frozenset[str]
-                   ) -> list[str]:
-    claims = [c for c in incident.claims if c.kind == kind]
-    counts = Counter(str(c.value[key]) for c in claims)
-    last_seen = {str(c.value[key]): i for i, c in enumerate(claims)}
-    # a target named only as the setting ("sheltering in the theatre") after one said hit
-    hit = {str(c.value[key]) for c in claims if not c.value.get("setting")}
+def _ranked_values(named: list[tuple[str, bool]], generic: frozenset[str]) -> list[str]:
+    """Values named (each with whether the words say it was hit), hit before named only as a
+    setting, specific before generic, most often named, then last named, first."""
+    counts = Counter(value for value, _ in named)
+    last_seen = {value: i for i, (value, _) in enumerate(named)}
+    hit = {value for value, was_hit in named if was_hit}
     return sorted(counts, key=lambda v: (v not in hit, v in generic, -counts[v],
                                          -last_seen[v]))
 
 
 def weapons(incident: Incident) -> list[str]:
     """Every weapon named, named systems before families, most often named first."""
-    return _ranked_values(incident, "weapon", "weapon", generic_weapons())
+    return _ranked_values([(v.weapon, True) for _, v in claims_of(incident.claims,
+                                                                   WeaponValue)],
+                          generic_weapons())
 
 
 def targets(incident: Incident) -> list[str]:
-    return _ranked_values(incident, "target", "target_type", generic_targets())
+    # a target named only as the setting ("sheltering in the theatre") after one said hit;
+    # a target claim without ``setting`` was named where harm is told
+    return _ranked_values([(v.target_type, not v.setting)
+                           for _, v in claims_of(incident.claims, TargetValue)],
+                          generic_targets())
 
 
 def perpetrators(incident: Incident) -> list[dict[str, Any]]:
     """Each party a source names as acting, with who says so; counter-accusations are kept."""
     out: dict[tuple[str, bool], dict[str, Any]] = {}
-    for c in incident.claims:
-        if c.kind != "perpetrator":
-            continue
-        key = (str(c.value["party"]), bool(c.value.get("competing")))
-        entry = out.setdefault(key, {"party": c.value["party"], "label": c.value.get("label"),
-                                     "competing": bool(c.value.get("competing")),
-                                     "claimed_by": []})
+    for c, v in claims_of(incident.claims, PerpetratorValue):
+        entry = out.setdefault((v.party, v.competing), {"party": v.party, "label": v.label,
+                                                        "competing": v.competing,
+                                                        "claimed_by": []})
         if c.attributed_to not in entry["claimed_by"]:
             entry["claimed_by"].append(c.attributed_to)
     return sorted(out.values(), key=lambda e: (e["competing"], -len(e["claimed_by"])))
 
 
 def civilian(incident: Incident) -> bool | None:
-    if any(c.kind == "civilian_status" and c.value.get("civilian") for c in incident.claims):
+    if any(v.civilian for _, v in claims_of(incident.claims, CivilianStatusValue)):
         return True
-    populations = {c.value.get("population") for c in incident.claims
+    populations = {v.population for c, v in claims_of(incident.claims, FigureValue)
                    if c.kind in {"killed", "injured"}}
     if populations & {"civilians", "children"}:
         return True
@@ -326,10 +336,10 @@ def not_taken(incident: Incident) -> list[dict[str, Any]]:
     """Each value a rule set aside or gave another role in the incident's sentences, with the
     rule: what an analyst needs to see beside what was taken."""
     return [{
-        "what": c.value.get("what"),
-        "words": c.value.get("words"),
-        "taken_as": c.value.get("taken_as"),
-        "value": dict(c.value),
+        "what": v.what,
+        "words": v.words,
+        "taken_as": taken_as(v),
+        "value": to_json(v),
         "rule": c.rule,
         "document": c.document.name,
         "item_id": c.document.item_id,
@@ -337,7 +347,8 @@ def not_taken(incident: Incident) -> list[dict[str, Any]]:
         "char_end": c.char_end,
         "quote": c.quote,
         "attributed_to": c.attributed_to,
-    } for c in incident.not_taken]
+    } for c in incident.not_taken if is_not_taken(v := c.value)]
+
 
 
 def reported_dates(incident: Incident) -> tuple[date | None, date | None]:
