@@ -174,7 +174,7 @@ INVENTED = [
     ("Day 100 of the invasion passed quietly.", "2022-06-03", "Day 100 of the invasion",
      "2022-06-03", "event"),
     ("Fighting began in 2014.", "2023-05-24", "2014", "2014", "event"),
-    ("The shelling of spring 2015 is well documented.", "2023-05-24", "spring 2015",
+    ("Shelling in spring 2015 destroyed the bridge.", "2023-05-24", "spring 2015",
      "2015-03-01/2015-05-31", "event"),
     ("Power cuts spread in early 2023.", "2023-05-24", "early 2023", "2023-01-01/2023-04-30",
      "event"),
@@ -453,3 +453,22 @@ def test_the_day_named_as_the_attacks_own_is_not_a_count_date(extraction_tools):
         "killed by Saturday's Russian missile strike standing at 45.", "", "Desk",
         date(2023, 1, 17)))
     assert mention.event_date()[0].iso() == "2023-01-14"
+
+
+# -- years and periods named in passing (issue 10) ----------------------------------------------
+
+@pytest.mark.parametrize(("sentence", "words", "rule"), [
+    ("Among the dead was a teenager born in 2007, the police said.", "in 2007", "year-of-birth"),
+    ("Two of the wounded, born in 2015 and 2018, are in hospital.", "in 2015", "year-of-birth"),
+    ("It was the heaviest attack on the port since 2022.", "since 2022", "yardstick-since"),
+    ("People still remember the floods of summer 2021.", "summer 2021", "period-of-another-event"),
+    ("Unlike the summer 2021 protests, the rally was calm.", "summer 2021",
+     "period-before-a-noun"),
+])
+def test_dates_named_in_passing_date_nothing(resolver, sentence, words, rule):
+    trace: list = []
+    assert resolver.find(sentence, D("2023-05-24"), trace=trace) == []
+    passing = [t for t in trace if t.expression == words]
+    assert passing and passing[0].decision.outcome == "passing"
+    assert passing[0].decision.rule == rule
+

@@ -583,3 +583,15 @@ def test_the_extractor_keeps_nothing_of_a_document_and_serves_threads_alike(extr
     with ThreadPoolExecutor(max_workers=3) as pool:
         together = list(pool.map(claims, texts * 4))
     assert together == alone * 4
+
+
+def test_a_year_of_birth_dates_nothing_and_leaves_a_trace(extraction_tools):
+    text = ("A missile struck a cafe in Kramatorsk, killing two people. Among the dead was a "
+            "girl born in 2009, the police said.")
+    mentions = extract(extraction_tools, text, published=date(2023, 5, 24))
+    assert mentions
+    claims = [c for m in mentions for c in m.claims]
+    assert not [c for c in claims if c.kind == "date" and c.value["iso"] == "2009"]
+    traces = [c for c in claims if c.kind == "not_taken" and c.value.get("what") == "date"]
+    assert [(c.value["words"], c.rule) for c in traces] == [
+        ("in 2009", "date_roles/year-of-birth")]

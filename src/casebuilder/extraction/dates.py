@@ -61,6 +61,7 @@ from typing import TYPE_CHECKING, Final, Literal, NamedTuple
 from casebuilder.errors import CasebuilderError
 from casebuilder.extraction.date_roles import (
     DROPPED,
+    PASSING,
     TOKEN,
     DateContext,
     load_date_roles,
@@ -555,7 +556,7 @@ class DateResolver:
             self._weekday_names, self._month_names, self.reporting_verbs))
         if trace is not None:
             trace.append(DateTrace(base + start, base + end, expression, decision))
-        if decision.outcome == DROPPED:
+        if decision.outcome in (DROPPED, PASSING):
             return None
         if since and name != "war_since":
             if published is None or value.start > published:

@@ -28,7 +28,8 @@ from typing import Any
 from casebuilder.extraction.assembly import MentionAssembler, load_assembly_tables
 from casebuilder.extraction.attribution import Attribution, Attributor
 from casebuilder.extraction.claims import Claim, IncidentMention, Provenance, SourceText
-from casebuilder.extraction.dates import DateMention, DateResolver
+from casebuilder.extraction.date_roles import PASSING
+from casebuilder.extraction.dates import DateMention, DateResolver, DateTrace
 from casebuilder.extraction.facts import NotTaken, SentenceFacts, is_situation
 from casebuilder.extraction.figures import (
     CasualtyFigure,
@@ -66,6 +67,7 @@ from casebuilder.gazetteer import Gazetteer, Place, ToponymMention
 __all__ = ["Claim", "IncidentMention", "MentionExtractor", "Provenance", "SourceText"]
 
 PLACE_ROLE_TABLE = "place_roles"
+DATE_ROLE_TABLE = "date_roles"
 
 
 def load_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
@@ -257,10 +259,12 @@ class MentionExtractor:
 
     def _dates(self, sentence: Sentence, reading: DocumentReading,
                not_taken: list[NotTaken]) -> list[DateMention]:
-        """The dates of a sentence, each dating the event or the report of it."""
+        """The dates of a sentence, each dating the event or the report of it; a date of
+        something else named in passing (a year of birth) is kept as a negative trace."""
         dates = []
+        trace: list[DateTrace] = []
         for found in self.dates.find(sentence.text, reading.source.published,
-                                     base=sentence.start):
+                                     base=sentence.start, trace=trace):
             decision = reading.decide(DATE_TABLE, DateContext.of(sentence, found), found.start,
                                       found.end)
             if decision.outcome == "report" and found.role != "report":
@@ -269,6 +273,9 @@ class MentionExtractor:
                                              iso=found.value.iso(), taken_as="report"))
                 found = replace(found, role="report")
             dates.append(found)
+        not_taken += [NotTaken.by(DATE_ROLE_TABLE, t.decision.rule, t.start, t.end, what="date",
+                                  words=t.expression, taken_as=PASSING)
+                      for t in trace if t.decision.outcome == PASSING]
         return dates
 
     def _place_roles(self, sentence: Sentence, tokens: list[Token],
