@@ -595,3 +595,57 @@ def test_a_year_of_birth_dates_nothing_and_leaves_a_trace(extraction_tools):
     traces = [c for c in claims if c.kind == "not_taken" and c.value.get("what") == "date"]
     assert [(c.value["words"], c.rule) for c in traces] == [
         ("in 2009", "date_roles/year-of-birth")]
+
+
+# -- crimes of an occupation (issue 10) ---------------------------------------------------------
+
+def _period(mention):
+    return next(c for c in mention.claims if c.kind == "date"
+                and c.value.get("period") == "occupation")
+
+
+def test_detention_found_after_a_liberation_is_dated_by_the_occupation(extraction_tools):
+    text = ("Soldiers entered the village of Zarichne on 4 March. Until 29 March, when the "
+            "village was liberated, they held 200 villagers hostage in the basement of the "
+            "Zarichne school.")
+    [mention] = [m for m in extract(extraction_tools, text, published=date(2022, 5, 20))
+                 if m.place]
+    value, _, rule = mention.event_date()
+    assert (value.iso(), rule) == ("2022-03-04/2022-03-29", "occupation-period")
+    period = _period(mention)
+    assert period.value["open_start"] is False
+    assert text[period.provenance.char_start:period.provenance.char_end] == "29 March"
+    assert text[period.value["start_char_start"]:period.value["start_char_end"]] == "4 March"
+    assert period.value["decided_by"].startswith("occupation_dates/")
+
+
+def test_bodies_found_without_a_stated_start_have_an_open_period(extraction_tools):
+    text = ("Troops retook Zarichne on 30 March. On Sunday residents of Zarichne found the "
+            "bodies of three men who had been shot.")
+    [mention] = [m for m in extract(extraction_tools, text, published=date(2022, 4, 4))
+                 if m.place]
+    value, _, rule = mention.event_date()
+    assert rule == "occupation-period"
+    assert value.end == date(2022, 3, 30)  # the retaking, not the Sunday they were found
+    assert _period(mention).value["open_start"] is True
+    found_on = [c for c in mention.claims if c.kind == "date" and c.rule == "weekday"]
+    assert found_on and found_on[0].value["role"] == "report"  # the day they were found
+
+
+def test_a_day_inside_the_occupation_still_dates_its_crime(extraction_tools):
+    text = ("Troops withdrew from Zarichne last week. In Zarichne the occupiers tortured and "
+            "killed the village head, who had been taken away on 20 March, an adviser said.")
+    [mention] = [m for m in extract(extraction_tools, text, published=date(2022, 4, 4))
+                 if m.place]
+    value, _, rule = mention.event_date()
+    assert value.iso() == "2022-03-20" and rule != "occupation-period"
+    assert _period(mention).value["iso"] == "2022-02-24/2022-04-03"
+
+
+def test_a_shelling_in_a_report_of_a_retaking_keeps_its_own_day(extraction_tools):
+    text = ("A week after troops retook Zarichne, shelling on Sunday killed two people and "
+            "damaged the school in Zarichne.")
+    [mention] = [m for m in extract(extraction_tools, text, published=date(2022, 4, 13))
+                 if m.place]
+    assert mention.event_date()[0].iso() == "2022-04-10"
+    assert not [c for c in mention.claims if c.value.get("period") == "occupation"]

@@ -262,3 +262,22 @@ def test_an_undecided_name_that_fits_two_incidents_stays_at_its_own_place():
     vague = undecided("vague", "2023-10-05", "3",
                       [("hroza-k", HROZA_KHARKIV), ("hroza-x", (47.0, 33.0))])
     assert groups(merge([here, there, vague])) == [["here"], ["there"], ["vague"]]
+
+
+def test_crimes_of_one_occupation_merge_whatever_their_categories():
+    """A killing told by one report and a detention by another, both dated by the occupation
+    of one village: one incident ("crimes of the same occupation"). Two such reports of
+    another village, or a shelling of the same village, stay apart."""
+    village = (48.10, 37.20)
+    other = (48.60, 36.30)
+    period = PartialDate.range(date(2022, 2, 24), date(2022, 3, 30))
+    killing = replace(m("killing", village, span=period, basis="occupation",
+                        categories=("killing",), place_id="v", order="1"), occupation=True)
+    detention = replace(m("detention", village, day="2022-03-12", categories=("detention",),
+                          place_id="v", order="2"), occupation=True)
+    elsewhere = replace(m("elsewhere", other, span=period, basis="occupation",
+                          categories=("detention",), order="3"), occupation=True)
+    shelling = m("shelling", village, day="2022-03-12", place_id="v", order="4")
+    clusters = merge([killing, detention, elsewhere, shelling])
+    assert groups(clusters) == [["detention", "killing"], ["elsewhere"], ["shelling"]]
+    assert any("crimes of the same occupation" in r for c in clusters for r in c.reasons)

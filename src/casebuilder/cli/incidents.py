@@ -53,9 +53,10 @@ def warn_unapplied(case: Case) -> None:
 def _within(p: dict[str, Any], since: date | None, until: date | None) -> bool:
     if since is None and until is None:
         return True
-    if p["date_start"] is None:
+    first = p["date_start"] or p.get("date_earliest")  # an open start: its earliest day
+    if first is None:
         return False
-    start, end = date.fromisoformat(p["date_start"]), date.fromisoformat(p["date_end"])
+    start, end = date.fromisoformat(first), date.fromisoformat(p["date_end"])
     return (since is None or end >= since) and (until is None or start <= until)
 
 
@@ -198,7 +199,10 @@ def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
         f"{p['id']}: {', '.join(p['categories'])} at {p['place']} "
         f"({p['precision']}, {p['admin1'] or '-'}, {p['country'] or '-'})"
     )
-    click.echo(f"  date: {p['date_start']} .. {p['date_end']} ({p['date_basis']})")
+    start = p["date_start"]
+    if p.get("date_open_start"):
+        start = f"start not stated (not before {p['date_earliest']})"
+    click.echo(f"  date: {start} .. {p['date_end']} ({p['date_basis']})")
     click.echo(f"  grade: {p['grade']}; independent origins: {p['independent_sources']}")
     for reason in p["grade_reasons"]:
         click.echo(f"    - {reason}")

@@ -98,8 +98,15 @@ class IncidentMention:
         return [c for c in CATEGORY_ORDER if c in found]
 
     def event_date(self) -> tuple[PartialDate | None, str, str]:
-        """The mention's date: the most precise event date its claims give."""
+        """The mention's date: the most precise event date its claims give. A mention dated
+        by an occupation (a claim of rule ``occupation-period``) keeps only its dates that lie
+        in that period and are not the period's own edges; failing those, the period."""
         dates = [c for c in self.claims if c.kind == "date" and c.value.get("role") == "event"]
+        period = next((c for c in dates if c.value.get("period") == "occupation"), None)
+        if period is not None:
+            span = PartialDate.parse_iso(period.value["iso"])
+            dates = [c for c in dates if c is not period and not c.value.get("occupation_bound")
+                     and span.contains(PartialDate.parse_iso(c.value["iso"]))] or [period]
         if not dates:
             return None, "", ""
         best = min(dates, key=lambda c: (PartialDate.parse_iso(c.value["iso"]).days,

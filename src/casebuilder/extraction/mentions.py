@@ -39,6 +39,7 @@ from casebuilder.extraction.figures import (
 )
 from casebuilder.extraction.harm_words import HarmWords, load_harm_tables
 from casebuilder.extraction.mention_claims import ClaimWriter, load_mention_value_table
+from casebuilder.extraction.occupation import OccupationDating, load_occupation_table
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
 from casebuilder.extraction.place_roles import (
     PlaceContext,
@@ -74,7 +75,7 @@ def load_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     """Every rule table of mention extraction, by name."""
     return {PLACE_ROLE_TABLE: load_place_roles(vocabulary), **load_harm_tables(vocabulary),
             **load_value_tables(vocabulary), **load_mention_value_table(vocabulary),
-            **load_assembly_tables(vocabulary)}
+            **load_assembly_tables(vocabulary), **load_occupation_table(vocabulary)}
 
 
 class MentionExtractor:
@@ -102,6 +103,7 @@ class MentionExtractor:
             analyser, [(f, p.key) for p in v.parties.values() for f in p.forces])
         self.writer = ClaimWriter(analyser, vocabulary, self.harm)
         self.assembler = MentionAssembler(vocabulary, gazetteer, self.writer)
+        self.occupation = OccupationDating(vocabulary)
         #: The rule tables a reading uses unless told otherwise (see :meth:`read`).
         self.tables: RuleTables = load_tables(vocabulary)
 
@@ -143,6 +145,7 @@ class MentionExtractor:
                         qualifiers=fact.attribution.qualifiers)
         reading.title_place = self._place_in_title(source)
         mentions = self.assembler.assemble(facts, reading)
+        self.occupation.date(mentions, facts, reading)
         self._cite_title_place(mentions, reading)
         for mention in mentions:
             if mention.place is not None:

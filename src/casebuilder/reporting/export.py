@@ -35,6 +35,7 @@ def incident_properties(incident: Incident, profiles: SourceProfiles | None = No
     profiles = profiles or load_profiles()
     place_name, place = summary.best_place(incident)
     when, basis = summary.dates(incident)
+    open_start = summary.open_start(incident, when, basis)
     killed = summary.best_figure(incident, "killed")
     injured = summary.best_figure(incident, "injured")
     weapons = summary.weapons(incident)
@@ -67,10 +68,14 @@ def incident_properties(incident: Incident, profiles: SourceProfiles | None = No
         "precision": (place or {}).get("precision"),
         "gazetteer_id": (place or {}).get("gazetteer_id"),
         "uncertainty_km": (place or {}).get("uncertainty_km"),
-        "date_start": when.start.isoformat() if when else None,
+        # an occupation period whose start no text states has no start day: only the
+        # earliest it can be (date_earliest, the war's first day)
+        "date_start": when.start.isoformat() if when and not open_start else None,
         "date_end": when.end.isoformat() if when else None,
         "date_precision": when.precision if when else None,
         "date_basis": basis or None,
+        "date_open_start": open_start,
+        "date_earliest": when.start.isoformat() if when else None,
         "killed_min": killed_min,
         "killed_max": killed_max,
         "killed_qualifier": killed.qualifier if killed else None,

@@ -69,6 +69,8 @@ def _placed(m: MentionRecord, place: dict[str, Any]) -> MergeCandidate:
         feature_kind=str(place.get("feature_kind") or ""),
         order=_report_key(m.document.published_raw, m.document.published),
         label_place=str(place.get("name") or m.place_name),
+        occupation=any(c.kind == "date" and c.value.get("period") == "occupation"
+                       for c in m.claims),
     )
 
 

@@ -10,7 +10,8 @@ is compatible with, or starts a new one. Compatible means all of:
 * **date**: their dates overlap; a mention dated only by its report joins an attack from at
   most two days before the report; two undated mentions never join on place alone;
 * **what**: they share a category, or a specific target type ("bread queue"), or the same
-  stated toll; and they do not name two different specific targets.
+  stated toll, or both are crimes dated by the occupation of their place (killings and
+  detention found after a retaking); and they do not name two different specific targets.
 
 A mention placed only at region or country level ("shelling of the Kharkiv region") is placed
 after all finer ones, so the result never depends on when the finer reports arrived: it joins
@@ -67,6 +68,8 @@ class MergeCandidate:
     #: apart from this one ("Hroza" with no region: two villages); see merge().
     alternatives: tuple[MergeCandidate, ...] = ()
     label_place: str = ""  # the place's name, for reasons
+    #: Its crimes were dated by the occupation of its place (an ``occupation-period`` claim).
+    occupation: bool = False
 
     @property
     def reach_km(self) -> float:
@@ -178,6 +181,9 @@ def what_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
     shared = a.categories & b.categories
     if shared:
         return True, f"shared category {', '.join(sorted(shared))}"
+    if a.occupation and b.occupation:
+        # killings, torture and detention found after one retaking are told of in many ways
+        return True, "crimes of the same occupation"
     if specific_a & specific_b:
         return True, f"same target ({', '.join(sorted(specific_a & specific_b))})"
     if a.tolls & b.tolls:

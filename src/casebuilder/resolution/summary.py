@@ -114,11 +114,12 @@ def _rank(place: dict[str, Any] | None) -> tuple[float, float]:
 
 
 def dates(incident: Incident) -> tuple[PartialDate | None, str]:
-    """The narrowest event date any member gives; otherwise the situation's span or the
-    earliest report date. Returns the value and the basis ("event", "situation", "report")."""
+    """The narrowest event date any member gives; otherwise the narrowest occupation period
+    (crimes found after a retaking), the situation's span or the earliest report date.
+    Returns the value and the basis ("event", "occupation", "situation", "report")."""
     if "date" in incident.overrides:
         return PartialDate.parse_iso(str(incident.overrides["date"])), "analyst"
-    for basis in ("event", "situation", "report"):
+    for basis in ("event", "occupation", "situation", "report"):
         values = [m.date for m in incident.mentions if m.date is not None and
                   m.date_basis == basis]
         if not values:
@@ -129,6 +130,16 @@ def dates(incident: Incident) -> tuple[PartialDate | None, str]:
             return PartialDate.range(start, end), basis
         return min(values, key=lambda v: (v.days, v.start)), basis
     return None, ""
+
+
+def open_start(incident: Incident, when: PartialDate | None, basis: str) -> bool:
+    """Whether the incident's date is an occupation period whose start no text states: its
+    start is then only the earliest it can be (the war's first day), not a known day."""
+    if when is None or basis != "occupation":
+        return False
+    periods = [c for c in incident.claims if c.kind == "date"
+               and c.value.get("period") == "occupation" and c.value.get("iso") == when.iso()]
+    return bool(periods) and all(c.value.get("open_start") for c in periods)
 
 
 def figures(incident: Incident, measure: str) -> list[Figure]:
