@@ -472,3 +472,36 @@ def test_dates_named_in_passing_date_nothing(resolver, sentence, words, rule):
     assert passing and passing[0].decision.outcome == "passing"
     assert passing[0].decision.rule == rule
 
+
+
+# -- times of day (issue 10) --------------------------------------------------------------------
+
+@pytest.mark.parametrize(("sentence", "expression", "iso", "time", "zone"), [
+    ("As of 09:30 on 8 August, 12 bodies had been recovered.", "09:30 on 8 August",
+     "2023-08-08", "09:30", ""),
+    ("The missile struck on Tuesday at 14:10 local time.", "Tuesday at 14:10 local time",
+     "2023-08-08", "14:10", "local time"),
+    ("Drones hit the depot on 7 August at 11 p.m.", "7 August at 11 p.m.", "2023-08-07",
+     "23:00", ""),
+])
+def test_a_time_beside_a_date_is_kept_with_it(resolver, sentence, expression, iso, time, zone):
+    (mention,) = resolver.find(sentence, D("2023-08-09"))
+    assert (mention.expression, mention.value.iso(), mention.time, mention.zone) == (
+        expression, iso, time, zone)
+
+
+def test_a_time_alone_is_no_date_but_a_time_of_the_report(resolver):
+    from casebuilder.extraction.dates import TimeOfDay
+
+    times: list[TimeOfDay] = []
+    assert resolver.find("As of 11am (9am BST), nine had died.", D("2023-08-08"),
+                         base=100, times=times) == []
+    assert [(t.time, t.zone, t.cue, t.start) for t in times] == [
+        ("11:00", "", "as of", 106), ("09:00", "BST", "", 112)]
+
+
+def test_a_dateline_on_its_own_line_dates_the_report(resolver):
+    text = "Last updated: 8 August 2023, 12:00\nShelling killed seven people on Monday night."
+    found = resolver.find(text, D("2023-08-08"))
+    assert [(m.expression, m.role, m.time) for m in found] == [
+        ("8 August 2023, 12:00", "report", "12:00"), ("Monday night", "event", None)]

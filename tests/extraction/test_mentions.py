@@ -649,3 +649,28 @@ def test_a_shelling_in_a_report_of_a_retaking_keeps_its_own_day(extraction_tools
                  if m.place]
     assert mention.event_date()[0].iso() == "2022-04-10"
     assert not [c for c in mention.claims if c.value.get("period") == "occupation"]
+
+
+# -- report times of figures (issue 10) ---------------------------------------------------------
+
+def _tolls(mentions):
+    return [c for m in mentions for c in m.claims if c.kind == "killed"]
+
+
+def test_a_figure_keeps_the_time_it_is_stated_as_of(extraction_tools):
+    text = ("A missile hit a hotel in Kramatorsk on Monday night. As of 09:30 on Tuesday, "
+            "rescuers said seven people had been killed in Kramatorsk.")
+    mentions = extract(extraction_tools, text, published=date(2023, 8, 8))
+    [toll] = _tolls(mentions)
+    assert toll.value["stated_at"] == "2023-08-08T09:30"
+    assert text[toll.value["stated_char_start"]:toll.value["stated_char_end"]] == \
+        "09:30 on Tuesday"
+    assert mentions[0].event_date()[0].iso() == "2023-08-07"  # the report time dates nothing
+
+
+def test_a_datelines_time_is_when_the_reports_figures_are_stated(extraction_tools):
+    text = ("Last updated: 8 August 2023, 12:00\nA missile strike on Kramatorsk on Monday "
+            "night killed seven people, officials said.")
+    [toll] = _tolls(extract(extraction_tools, text, published=date(2023, 8, 8)))
+    assert toll.value["stated_at"] == "2023-08-08T12:00"
+    assert toll.value["stated_words"] == "8 August 2023, 12:00"

@@ -54,3 +54,73 @@ def test_a_stated_period_beats_an_open_one_and_keeps_its_start():
     assert (p["date_start"], p["date_end"], p["date_basis"]) == (
         "2022-03-03", "2022-03-31", "occupation")
     assert p["date_open_start"] is False
+
+
+# -- figures ordered by the time they are stated as of -------------------------------------------
+
+def toll(n: int, doc: DocumentInfo, low: int, *, stated_at: str = "", kind: str = "official"
+         ) -> ClaimRecord:
+    value = {"low": low, "high": low, "qualifier": "exact", "text": f"{low} killed"}
+    if stated_at:
+        value |= {"stated_at": stated_at, "stated_zone": ""}
+    return ClaimRecord(n, "killed", value, "rule", n * 10, n * 10 + 5, 0, 100, "", "governor",
+                       "", kind, None, "said", "stated", [], [], doc)
+
+
+def strike(*claims: ClaimRecord) -> Incident:
+    return Incident("inc-t", [MentionRecord(i, f"k{i}", False, ["explosive_attack"], "Zarichne",
+                                            {"precision": "settlement"}, None, "", "report",
+                                            c.document, [c]) for i, c in enumerate(claims)])
+
+
+def test_a_later_lower_toll_of_the_same_day_is_current_when_both_give_their_time():
+    from casebuilder.resolution.summary import best_figure
+
+    morning, afternoon = document(1, "2023-08-08"), document(2, "2023-08-08")
+    found = best_figure(strike(toll(1, afternoon, 9, stated_at="2023-08-08T14:10"),
+                               toll(2, morning, 12, stated_at="2023-08-08T09:30")), "killed")
+    assert found is not None and found.low == 9 and found.stated_at == "2023-08-08T14:10"
+
+
+def test_a_later_higher_toll_wins_over_the_reliable_source_of_the_morning():
+    from casebuilder.resolution.summary import best_figure
+
+    morning, afternoon = document(1, "2023-08-08"), document(2, "2023-08-08")
+    found = best_figure(strike(toll(1, morning, 6, stated_at="2023-08-08T09:30"),
+                               toll(2, afternoon, 9, stated_at="2023-08-08T14:10",
+                                    kind="outlet")), "killed")
+    assert found is not None and found.low == 9
+
+
+def test_a_figure_known_only_to_its_day_stands_beside_the_days_last_timed_one():
+    from casebuilder.resolution.summary import best_figure
+
+    timed, untimed = document(1, "2023-08-08"), document(2, "2023-08-08")
+    found = best_figure(strike(toll(1, timed, 6, stated_at="2023-08-08T09:30"),
+                               toll(2, timed, 8, stated_at="2023-08-08T14:10"),
+                               toll(3, untimed, 7, kind="outlet")), "killed")
+    assert found is not None and found.low == 8  # the official's 14:10 count, not the 7
+
+
+def test_stated_times_in_a_zone_are_compared_in_utc():
+    from casebuilder.resolution.summary import figures
+
+    doc = document(1, "2023-08-08")
+    a = toll(1, doc, 5)
+    a.value |= {"stated_at": "2023-08-08T01:04", "stated_zone": "EDT"}  # 05:04 UTC
+    b = toll(2, doc, 7, stated_at="2023-08-08T04:00")  # local, taken as written
+    assert [f.low for f in figures(strike(a, b), "killed")] == [7, 5]
+
+
+def test_the_time_of_day_of_the_event_is_exported():
+    doc = document(1, "2023-08-08")
+    dated = ClaimRecord(1, "date", {"iso": "2023-08-08", "role": "event", "time": "14:10",
+                                    "zone": "local time", "expression": "Tuesday at 14:10"},
+                        "weekday", 0, 5, 0, 50, "", "Outlet", "", "outlet", None, "", "stated",
+                        [], [], doc)
+    incident = Incident("inc-d", [MentionRecord(1, "k1", False, ["explosive_attack"],
+                                                "Zarichne", {"precision": "settlement"},
+                                                PartialDate.parse_iso("2023-08-08"), "Tuesday",
+                                                "event", doc, [dated])])
+    p = incident_properties(incident)
+    assert (p["time_of_day"], p["time_zone"]) == ("14:10", "local time")

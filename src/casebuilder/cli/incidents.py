@@ -202,7 +202,10 @@ def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
     start = p["date_start"]
     if p.get("date_open_start"):
         start = f"start not stated (not before {p['date_earliest']})"
-    click.echo(f"  date: {start} .. {p['date_end']} ({p['date_basis']})")
+    at = ""
+    if p.get("time_of_day"):
+        at = f", at {' '.join(filter(None, (p['time_of_day'], p.get('time_zone'))))}"
+    click.echo(f"  date: {start} .. {p['date_end']} ({p['date_basis']}){at}")
     click.echo(f"  grade: {p['grade']}; independent origins: {p['independent_sources']}")
     for reason in p["grade_reasons"]:
         click.echo(f"    - {reason}")
@@ -217,8 +220,12 @@ def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
                 earlier = " [called an earlier report]" if f["earlier_report"] else ""
                 if f.get("shared_by"):
                     earlier += f" [given jointly for {' and '.join(f['shared_by'])}]"
+                when = f["reported_at"] or "?"
+                if f.get("stated_at"):  # the time the text gives it as of
+                    when = " ".join(filter(None, (f["stated_at"].replace("T", " "),
+                                                  f.get("stated_zone"))))
                 click.echo(
-                    f"    {f['reported_at'] or '?':<26} {f['text']!r} — {f['source']} "
+                    f"    {when:<26} {f['text']!r} — {f['source']} "
                     f"({f['document']}){earlier}"
                 )
     if p["contradictions"]:

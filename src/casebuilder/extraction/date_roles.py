@@ -116,6 +116,15 @@ class DateContext:
         tokens = TOKEN.findall(self.text[max(0, self.start - 2 * _REACH_AROUND):self.start])
         return any(t.lower() in words for t in tokens[-_TOKENS_NEAR_BEFORE:])
 
+    def alone_on_its_line(self, words: frozenset[str]) -> bool:
+        """Nothing but the words, numbers (a time), punctuation and ``words`` on their line."""
+        line_start = self.text.rfind("\n", 0, self.start) + 1
+        line_end = self.text.find("\n", self.end)
+        rest = self.text[line_start:self.start] + " " + self.text[
+            self.end:len(self.text) if line_end < 0 else line_end]
+        return all(t.isdigit() or not t[0].isalnum() or t.lower() in words
+                   for t in TOKEN.findall(rest))
+
     def text_before_ends_with(self, phrases: frozenset[str]) -> bool:
         before = " ".join(TOKEN.findall(
             self.text[max(0, self.start - _REACH_AROUND):self.start].lower()))
@@ -187,6 +196,9 @@ PREDICATES: dict[str, Predicate[DateContext]] = {p.name: p for p in (
     Predicate("in_brackets_before_a_dash", "the words stand in brackets just before a dash "
               "(a dateline: \"KYIV (March 16) —\")", "bool",
               _flag(lambda c: c.bracketed_before_a_dash)),
+    Predicate("alone_on_its_line", "the words stand on a line of their own, with only a time, "
+              "punctuation and these words beside them (a dateline: 'Published 31 May 2023, "
+              "22:11')", "words", lambda c, words: c.alone_on_its_line(words)),
     Predicate("text_before_ends_with", "the text just before the words ends with one of these "
               "phrases (whole words)", "phrases", lambda c, ends: c.text_before_ends_with(ends)),
     Predicate("after_since", "the words open with 'since' or follow it ('since 2022', 'ever "

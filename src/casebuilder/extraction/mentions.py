@@ -29,7 +29,7 @@ from casebuilder.extraction.assembly import MentionAssembler, load_assembly_tabl
 from casebuilder.extraction.attribution import Attribution, Attributor
 from casebuilder.extraction.claims import Claim, IncidentMention, Provenance, SourceText
 from casebuilder.extraction.date_roles import PASSING
-from casebuilder.extraction.dates import DateMention, DateResolver, DateTrace
+from casebuilder.extraction.dates import DateMention, DateResolver, DateTrace, TimeOfDay
 from casebuilder.extraction.facts import NotTaken, SentenceFacts, is_situation
 from casebuilder.extraction.figures import (
     CasualtyFigure,
@@ -46,7 +46,7 @@ from casebuilder.extraction.place_roles import (
     capital_as_government,
     load_place_roles,
 )
-from casebuilder.extraction.reading import DocumentReading, RuleTables
+from casebuilder.extraction.reading import DocumentReading, ReportTime, RuleTables
 from casebuilder.extraction.rules import Decision, RuleTable
 from casebuilder.extraction.text import Sentence, TextAnalyser, Token
 from casebuilder.extraction.value_roles import (
@@ -69,6 +69,8 @@ __all__ = ["Claim", "IncidentMention", "MentionExtractor", "Provenance", "Source
 
 PLACE_ROLE_TABLE = "place_roles"
 DATE_ROLE_TABLE = "date_roles"
+#: How far into a text (in characters) its dateline is looked for.
+DATELINE_REACH = 600
 
 
 def load_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
@@ -135,6 +137,7 @@ class MentionExtractor:
             fact.qualifies_previous = qualifies_previous
             facts.append(fact)
             previous = fact
+        reading.report_time = self._report_time(facts, reading)
         signed = attributor.signature(sentences[-1]) if sentences else None
         if signed is not None and not facts[-1].eventful:
             # a round-up signed by the governor: his account, not the channel's own
@@ -152,6 +155,26 @@ class MentionExtractor:
                 mention.undecided = reading.undecided.get(mention.place.gazetteer_id, ())
         reading.mentions = reading.traced_mentions(mentions)
         return reading
+
+    def _report_time(self, facts: list[SentenceFacts], reading: DocumentReading
+                     ) -> ReportTime | None:
+        """The time the report says it was written: a dateline's date with its time
+        ("08.08.2023 12:00" on a line of its own), or a time that opens the text ("01.04 EDT
+        Missiles hit ..."), on the publication day. None when the text gives neither."""
+        published = reading.source.published
+        for fact in facts:
+            if fact.sentence.start > DATELINE_REACH:
+                break
+            for d in fact.dates:
+                if d.time is not None and d.role == "report" and d.value.precision == "day" \
+                        and d.role_rule in self.lexicon.words("dateline_rules"):
+                    return ReportTime(d.value.start, d.time, d.zone, d.start, d.end,
+                                      d.expression)
+            opening = [t for t in fact.times if t.start == fact.sentence.start == 0]
+            if opening and published is not None:
+                t = opening[0]
+                return ReportTime(published, t.time, t.zone, t.start, t.end, t.expression)
+        return None
 
     def _place_in_title(self, source: SourceText) -> tuple[ToponymMention, Place] | None:
         """The settlement a headline names ("Uman: 23 dead after missile ..."). A report's
@@ -224,7 +247,8 @@ class MentionExtractor:
         weapons = [w for w in self._weapons.find(tokens) if w.payload]
         targets = self._targets_hit(tokens, reading, not_taken)
         figures = self._figures(sentence, reading, not_taken)
-        dates = self._dates(sentence, reading, not_taken)
+        times: list[TimeOfDay] = []
+        dates = self._dates(sentence, reading, not_taken, times)
         matches = self.harm.find(tokens)
         categories = self.harm.categories_of(tokens, weapons, targets, figures, reading,
                                              matches, not_taken)
@@ -235,7 +259,7 @@ class MentionExtractor:
                              self._actors.find(tokens), figures, dates, roles,
                              attribution.evidentiality == "denied", False, cues, bool(matches),
                              is_situation(categories, dates, figures, cues, self.lexicon),
-                             sorted(not_taken, key=lambda n: n.start))
+                             sorted(not_taken, key=lambda n: n.start), times)
 
     def _figures(self, sentence: Sentence, reading: DocumentReading,
                  not_taken: list[NotTaken]) -> list[CasualtyFigure]:
@@ -261,13 +285,13 @@ class MentionExtractor:
         return figures
 
     def _dates(self, sentence: Sentence, reading: DocumentReading,
-               not_taken: list[NotTaken]) -> list[DateMention]:
+               not_taken: list[NotTaken], times: list[TimeOfDay]) -> list[DateMention]:
         """The dates of a sentence, each dating the event or the report of it; a date of
         something else named in passing (a year of birth) is kept as a negative trace."""
         dates = []
         trace: list[DateTrace] = []
         for found in self.dates.find(sentence.text, reading.source.published,
-                                     base=sentence.start, trace=trace):
+                                     base=sentence.start, trace=trace, times=times):
             decision = reading.decide(DATE_TABLE, DateContext.of(sentence, found), found.start,
                                       found.end)
             if decision.outcome == "report" and found.role != "report":
