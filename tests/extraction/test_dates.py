@@ -505,3 +505,22 @@ def test_a_dateline_on_its_own_line_dates_the_report(resolver):
     found = resolver.find(text, D("2023-08-08"))
     assert [(m.expression, m.role, m.time) for m in found] == [
         ("8 August 2023, 12:00", "report", "12:00"), ("Monday night", "event", None)]
+
+
+@pytest.mark.parametrize(("sentence", "expression", "iso"), [
+    ("A year ago today, a missile hit the market.", "A year ago today", "2023-08-08"),
+    ("Exactly two years ago, shelling killed ten people.", "Exactly two years ago",
+     "2022-08-08"),
+    ("On this day last year the theatre was bombed.", "this day last year", "2023-08-08"),
+    ("Six months ago to the day, the dam was blown up.", "Six months ago to the day",
+     "2024-02-08"),
+])
+def test_a_look_back_to_the_day_names_that_day(resolver, sentence, expression, iso):
+    (mention,) = resolver.find(sentence, D("2024-08-08"))
+    assert (mention.expression, mention.value.iso(), mention.rule) == (
+        expression, iso, "ago-to-the-day")
+
+
+def test_a_look_back_from_a_leap_day_lands_on_the_last_day_of_february(resolver):
+    (mention,) = resolver.find("A year ago today the bridge fell.", D("2024-02-29"))
+    assert mention.value.iso() == "2023-02-28"

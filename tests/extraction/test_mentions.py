@@ -674,3 +674,11 @@ def test_a_datelines_time_is_when_the_reports_figures_are_stated(extraction_tool
     [toll] = _tolls(extract(extraction_tools, text, published=date(2023, 8, 8)))
     assert toll.value["stated_at"] == "2023-08-08T12:00"
     assert toll.value["stated_words"] == "8 August 2023, 12:00"
+
+
+def test_a_look_back_a_year_later_is_dated_by_the_attack_not_the_article(extraction_tools):
+    text = ("A year ago today, a missile struck the shopping centre in Kremenchuk, killing "
+            "twenty people. Residents gathered there on Wednesday to remember them.")
+    mentions = [m for m in extract(extraction_tools, text, published=date(2023, 6, 27))
+                if m.place]
+    assert [m.event_date()[0].iso() for m in mentions] == ["2022-06-27"]

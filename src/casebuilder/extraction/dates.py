@@ -489,6 +489,11 @@ class DateResolver:
                             rf"previous|preceding)\s+(?:{count}\s+)?(?:days?|nights?|weeks?|"
                             rf"months?|years?|(?:24|48|72|twenty-four|forty-eight)\s+hours)\b",
              self._past_period),
+            ("ago_to_the_day", rf"(?:exactly\s+)?{count}\s+(?:months?|years?)\s+ago(?:\s+"
+                               rf"(?:today|to\s+the\s+day|on\s+this\s+(?:very\s+)?day)\b"
+                               rf"|,?\s+to\s+the\s+day\b)|exactly\s+{count}\s+(?:months?|"
+                               rf"years?)\s+ago\b|(?:on\s+)?this\s+(?:very\s+)?day\s+(?:last"
+                               rf"\s+year|{count}\s+years?\s+ago)\b", self._ago_to_the_day),
             ("ago", rf"{count}\s+(?:days?|weeks?|months?|years?)\s+ago\b", self._ago),
             ("relative_span", r"(?:so\s+far\s+|(?:earlier|later)\s+)?(?:this|last|next|the\s+"
                               r"previous|the\s+past)\s+(?:weekend|week|month|year)\b"
@@ -803,6 +808,23 @@ class DateResolver:
             return _Resolved(PartialDate.year(published.year - count), "ago")
         except (OverflowError, ValueError):
             return None
+
+    def _ago_to_the_day(self, expression: str, _before: str,
+                        published: date | None) -> _Resolved | None:
+        """"A year ago today", "exactly two years ago", "this day last year": the same
+        calendar day that many months or years before publication (a look-back at an
+        attack), not the whole year."""
+        if published is None:
+            return None
+        words = expression.lower().replace(",", " ").split()
+        unit = next((w.rstrip("s") for w in words if w.rstrip("s") in {"month", "year"}),
+                    "year")
+        counts = [n for w in words if (n := self._words.count_of(w)) is not None]
+        count = counts[0] if counts and "last" not in words else 1
+        months = count * (12 if unit == "year" else 1)
+        year, month = _add_months(published.year, published.month, -months)
+        day = min(published.day, PartialDate.month(year, month).end.day)
+        return _Resolved(PartialDate.day(date(year, month, day)), "ago-to-the-day")
 
     def _relative_span(self, expression: str, _before: str,
                        published: date | None) -> _Resolved | None:
