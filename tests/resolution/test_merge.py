@@ -281,3 +281,33 @@ def test_crimes_of_one_occupation_merge_whatever_their_categories():
     clusters = merge([killing, detention, elsewhere, shelling])
     assert groups(clusters) == [["detention", "killing"], ["elsewhere"], ["shelling"]]
     assert any("crimes of the same occupation" in r for c in clusters for r in c.reasons)
+
+
+def _settlement(key, where, **kw):
+    return replace(m(key, where, **kw), feature_kind="settlement")
+
+
+def test_one_attack_on_neighbouring_villages_is_one_incident():
+    """Two villages 4 km apart (radii 2 km each): the same day and the same toll make one
+    attack told at either; another toll, or another day, keeps them apart."""
+    west, east = (48.500, 37.000), (48.500, 37.054)  # about 4 km apart
+    assert groups(merge([_settlement("w", west, day="2022-05-07", tolls=[3], order="1"),
+                         _settlement("e", east, day="2022-05-07", tolls=[3], order="2")])) \
+        == [["e", "w"]]
+    assert groups(merge([_settlement("w", west, day="2022-05-07", tolls=[3], order="1"),
+                         _settlement("e", east, day="2022-05-07", tolls=[5], order="2")])) \
+        == [["e"], ["w"]]
+    assert groups(merge([_settlement("w", west, day="2022-05-07", tolls=[3], order="1"),
+                         _settlement("e", east, day="2022-05-08", tolls=[3], order="2")])) \
+        == [["e"], ["w"]]
+    reasons = merge([_settlement("w", west, day="2022-05-07", targets=["school"], order="1"),
+                     _settlement("e", east, day="2022-05-07", targets=["school"], order="2")]
+                    )[0].reasons
+    assert "neighbouring settlements" in reasons[1] and "same target (school)" in reasons[1]
+
+
+def test_villages_further_apart_stay_apart_whatever_they_share():
+    west, far = (48.500, 37.000), (48.500, 37.150)  # about 11 km apart
+    assert groups(merge([_settlement("w", west, day="2022-05-07", tolls=[3], order="1"),
+                         _settlement("f", far, day="2022-05-07", tolls=[3], order="2")])) \
+        == [["f"], ["w"]]
