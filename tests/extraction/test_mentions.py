@@ -682,3 +682,16 @@ def test_a_look_back_a_year_later_is_dated_by_the_attack_not_the_article(extract
     mentions = [m for m in extract(extraction_tools, text, published=date(2023, 6, 27))
                 if m.place]
     assert [m.event_date()[0].iso() for m in mentions] == ["2022-06-27"]
+
+
+def test_weekdays_of_republished_wire_copy_count_from_its_dateline(extraction_tools):
+    """Copy filed on Thursday 6 July and republished the next Tuesday: "on Wednesday" is
+    5 July, counted from the dateline, not 10 days later from the copy's own date."""
+    text = ("LVIV, July 6 (Wire) - A missile hit an apartment block in Lviv on Wednesday, "
+            "killing four people, officials said.")
+    mentions = [m for m in extract(extraction_tools, text, published=date(2023, 7, 11))
+                if m.place]
+    assert [m.event_date()[0].iso() for m in mentions] == ["2023-07-05"]
+    dateline = [c for m in mentions for c in m.claims if c.kind == "date"
+                and c.value["expression"] == "July 6"]
+    assert dateline and dateline[0].value["role"] == "report"

@@ -37,6 +37,8 @@ TABLE: Final = Path("rules") / "date_roles.toml"
 #: A word (letters and digits, with inner apostrophes) or one mark of punctuation.
 TOKEN: Final = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")
 _DATELINE_CLOSE: Final = re.compile(r"\)\s*[-–—]")
+#: "(Reuters) –" after a wire dateline's date: a short bracketed name, then a dash.
+_AGENCY_DASH: Final = re.compile(r"\s*\([^()\n]{1,40}\)\s*[-–—]")
 #: How far around a date its neighbouring words are looked for, in characters.
 _REACH_AROUND: Final = 40
 _REACH_BACK_TO_VERB: Final = 90
@@ -196,6 +198,9 @@ PREDICATES: dict[str, Predicate[DateContext]] = {p.name: p for p in (
     Predicate("in_brackets_before_a_dash", "the words stand in brackets just before a dash "
               "(a dateline: \"KYIV (March 16) —\")", "bool",
               _flag(lambda c: c.bracketed_before_a_dash)),
+    Predicate("before_an_agency_dash", "the words are followed by a name in brackets and a "
+              "dash (a wire dateline: 'KYIV, March 16 (Reuters) -')", "bool",
+              _flag(lambda c: bool(_AGENCY_DASH.match(c.text, c.end)))),
     Predicate("alone_on_its_line", "the words stand on a line of their own, with only a time, "
               "punctuation and these words beside them (a dateline: 'Published 31 May 2023, "
               "22:11')", "words", lambda c, words: c.alone_on_its_line(words)),

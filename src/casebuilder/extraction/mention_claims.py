@@ -286,7 +286,7 @@ class ClaimWriter:
                 return ReportTime(d.value.start, d.time, d.zone, d.start, d.end,
                                   d.expression).as_value()
         cues = self.lexicon.phrases("report_time_cues")
-        day = reading.report_time.day if reading.report_time else reading.source.published
+        day = reading.report_time.day if reading.report_time else reading.counted_from
         for t in fact.times:
             if t.cue in cues and day is not None:
                 return ReportTime(day, t.time, t.zone, t.start, t.end, t.expression).as_value()

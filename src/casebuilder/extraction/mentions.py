@@ -23,6 +23,7 @@ serves any number of documents.
 from __future__ import annotations
 
 from dataclasses import replace
+from datetime import date
 from typing import Any
 
 from casebuilder.extraction.assembly import MentionAssembler, load_assembly_tables
@@ -71,6 +72,9 @@ PLACE_ROLE_TABLE = "place_roles"
 DATE_ROLE_TABLE = "date_roles"
 #: How far into a text (in characters) its dateline is looked for.
 DATELINE_REACH = 600
+#: A dateline this many days before publication makes the page a republication, whose
+#: relative dates count from the dateline's day.
+REPUBLISHED_WITHIN_DAYS = 7
 
 
 def load_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
@@ -117,6 +121,7 @@ class MentionExtractor:
         """Read one document: its mentions, and everything decided on the way. ``tables``
         replaces the rule tables (the rule tests switch rules off this way)."""
         reading = DocumentReading(source, self.tables if tables is None else tables)
+        reading.report_day = self._dateline_day(source)
         sentences = self.analyser.sentences(source.text)
         toponyms = self.gazetteer.find_toponyms(source.text)
         resolved = self._resolve_places(toponyms, reading)
@@ -156,12 +161,27 @@ class MentionExtractor:
         reading.mentions = reading.traced_mentions(mentions)
         return reading
 
+    def _dateline_day(self, source: SourceText) -> date | None:
+        """The day the text's own dateline gives ("KYIV, July 6 (Reuters) -", "Published 6
+        July 2023"), when the page was published up to a week after it: relative dates in
+        republished copy count from the day the report was written, not from the copy's."""
+        published = source.published
+        if published is None:
+            return None
+        rules = self.lexicon.words("dateline_rules")
+        for found in self.dates.find(source.text[:DATELINE_REACH], published):
+            if found.role == "report" and found.role_rule in rules and \
+                    found.value.precision == "day":
+                lag = (published - found.value.start).days
+                return found.value.start if 0 < lag <= REPUBLISHED_WITHIN_DAYS else None
+        return None
+
     def _report_time(self, facts: list[SentenceFacts], reading: DocumentReading
                      ) -> ReportTime | None:
         """The time the report says it was written: a dateline's date with its time
         ("08.08.2023 12:00" on a line of its own), or a time that opens the text ("01.04 EDT
         Missiles hit ..."), on the publication day. None when the text gives neither."""
-        published = reading.source.published
+        published = reading.counted_from
         for fact in facts:
             if fact.sentence.start > DATELINE_REACH:
                 break
@@ -290,7 +310,7 @@ class MentionExtractor:
         something else named in passing (a year of birth) is kept as a negative trace."""
         dates = []
         trace: list[DateTrace] = []
-        for found in self.dates.find(sentence.text, reading.source.published,
+        for found in self.dates.find(sentence.text, reading.counted_from,
                                      base=sentence.start, trace=trace, times=times):
             decision = reading.decide(DATE_TABLE, DateContext.of(sentence, found), found.start,
                                       found.end)

@@ -161,8 +161,9 @@ class OccupationDating:
                 continue
             if period is None:
                 period = OccupationPeriod.of(facts, self.lexicon)
-            war = self.wars.war_for("war", source.published) if source.published else None
-            dated = period.value(war.start if war else None, source.published)
+            day = reading.counted_from
+            war = self.wars.war_for("war", day) if day else None
+            dated = period.value(war.start if war else None, day)
             if dated is None:
                 continue
             self._add_period(mention, period, dated, decision.rule, trigger, source.item_id)

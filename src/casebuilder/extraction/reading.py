@@ -74,6 +74,14 @@ class DocumentReading:
     #: "HH:MM", the zone as written, and the offsets of the words (see
     #: :meth:`~casebuilder.extraction.mentions.MentionExtractor.read`).
     report_time: ReportTime | None = None
+    #: The day relative dates ("on Thursday", "yesterday") count from: the day the text's
+    #: dateline gives when the page was published a few days after it (a republication),
+    #: else the publication day.
+    report_day: date | None = None
+
+    @property
+    def counted_from(self) -> date | None:
+        return self.report_day or self.source.published
     decisions: list[TracedDecision] = field(default_factory=list)
     mentions: list[IncidentMention] = field(default_factory=list)
     #: The ``not_taken`` claims of each mention (by ``id``), kept out of its claims until
