@@ -524,3 +524,10 @@ def test_a_look_back_to_the_day_names_that_day(resolver, sentence, expression, i
 def test_a_look_back_from_a_leap_day_lands_on_the_last_day_of_february(resolver):
     (mention,) = resolver.find("A year ago today the bridge fell.", D("2024-02-29"))
     assert mention.value.iso() == "2023-02-28"
+
+
+def test_the_day_an_anniversary_recalls_dates_nothing(resolver):
+    trace: list = []
+    assert resolver.find("Drones hit the port on the anniversary of the 14 January strike.",
+                         D("2024-01-14"), trace=trace) == []
+    assert [t.decision.outcome for t in trace] == ["passing"]
