@@ -460,6 +460,7 @@ def test_the_day_named_as_the_attacks_own_is_not_a_count_date(extraction_tools):
 @pytest.mark.parametrize(("sentence", "words", "rule"), [
     ("Among the dead was a teenager born in 2007, the police said.", "in 2007", "year-of-birth"),
     ("Two of the wounded, born in 2015 and 2018, are in hospital.", "in 2015", "year-of-birth"),
+    ("The victims include a man born on 2 May 1950.", "2 May 1950", "year-of-birth"),
     ("It was the heaviest attack on the port since 2022.", "since 2022", "yardstick-since"),
     ("People still remember the floods of summer 2021.", "summer 2021", "period-of-another-event"),
     ("Unlike the summer 2021 protests, the rally was calm.", "summer 2021",

@@ -559,11 +559,12 @@ class DateResolver:
             match = self._pattern.search(text, position)
             if match is None:
                 return self._times_of_day(text, base, mentions, times)
-            mention = self._mention(text, match, published, base, trace)
+            mention, passing = self._mention(text, match, published, base, trace)
             if mention is None:
                 # Rejected (a name, a verb, an unresolvable form): a shorter date may start
-                # inside what was matched.
-                position = match.start() + 1
+                # inside what was matched. A date named in passing is a date all the same:
+                # nothing inside it is read again ("born on 2 May 1950" is not "May 1950").
+                position = match.end() if passing else match.start() + 1
                 continue
             mentions.append(mention)
             position = match.end()
@@ -571,10 +572,12 @@ class DateResolver:
     # -- per match ---------------------------------------------------------------------------
 
     def _mention(self, text: str, match: re.Match[str], published: date | None,
-                 base: int, trace: list[DateTrace] | None) -> DateMention | None:
+                 base: int, trace: list[DateTrace] | None) -> tuple[DateMention | None, bool]:
+        """The date the match gives, or None; and whether the words were a date named in
+        passing (a date, though it dates nothing)."""
         name = match.lastgroup
         if name is None:  # pragma: no cover - every alternative is a named group
-            return None
+            return None, False
         start, end = match.span()
         expression = text[start:end]
         try:
@@ -583,9 +586,9 @@ class DateResolver:
         except (ValueError, OverflowError):
             # Counting far past the calendar's ends ("9999 years ago" in an old report) or a
             # day the month lacks: not a date this code can give.
-            return None
+            return None, False
         if resolved is None:
-            return None
+            return None, False
         value, rule = resolved
 
         quoted = start
@@ -604,14 +607,14 @@ class DateResolver:
         if trace is not None:
             trace.append(DateTrace(base + start, base + end, expression, decision))
         if decision.outcome in (DROPPED, PASSING):
-            return None
+            return None, decision.outcome == PASSING
         if since and name != "war_since":
             if published is None or value.start > published:
-                return None
+                return None, False
             value, rule = PartialDate.range(value.start, published), f"since-{rule}"
         role: Role = "report" if decision.outcome == "report" else "event"
         return DateMention(base + quoted, base + end, text[quoted:end], value, role, rule,
-                           decision.rule)
+                           decision.rule), False
 
     def _times_of_day(self, text: str, base: int, mentions: list[DateMention],
                       times: list[TimeOfDay] | None) -> list[DateMention]:
