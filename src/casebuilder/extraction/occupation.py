@@ -52,6 +52,8 @@ class OccupationContext:
 
     mention: IncidentMention
     document: str
+    #: One of the mention's own event dates lies wholly after the retaking the text states.
+    after_retaking: bool = False
 
     @cached_property
     def sentences(self) -> list[str]:
@@ -67,6 +69,9 @@ def _mention_matches(c: OccupationContext, pattern: re.Pattern[str]) -> bool:
 
 
 OCCUPATION_PREDICATES: dict[str, Predicate[OccupationContext]] = {p.name: p for p in (
+    Predicate("dated_after_the_retaking", "one of the mention's own event dates lies wholly "
+              "after the retaking the text states", "bool",
+              lambda c, wanted: c.after_retaking is wanted),
     Predicate("crime_category", "the mention's categories include one of", "words",
               lambda c, words: bool(set(c.mention.categories) & words)),
     Predicate("mention_matches", "a sentence of the mention matches the pattern", "pattern",
@@ -123,6 +128,18 @@ class OccupationPeriod:
         return PartialDate.range(first, last), self.start is None
 
 
+def _after(mention: IncidentMention, period: OccupationPeriod) -> bool:
+    """Whether one of the mention's event dates, outside the sentences of the period's own
+    edges, lies wholly after the retaking: harm done after the place was retaken."""
+    if period.end is None:
+        return False
+    end = period.end.date.value.end
+    edges = period.bound_sentences
+    return any(c.kind == "date" and c.value.get("role") == "event"
+               and c.provenance.sentence_start not in edges
+               and PartialDate.parse_iso(c.value["iso"]).start > end for c in mention.claims)
+
+
 def _bounds(facts: list[SentenceFacts], pattern: re.Pattern[str]) -> list[Bound]:
     """For each sentence the pattern matches, the date nearest to the words it matched."""
     found = []
@@ -147,20 +164,18 @@ class OccupationDating:
     def date(self, mentions: list[IncidentMention], facts: list[SentenceFacts],
              reading: DocumentReading) -> None:
         source = reading.source
-        period: OccupationPeriod | None = None
+        period = OccupationPeriod.of(facts, self.lexicon)
         for mention in mentions:
             if mention.situation:
                 continue
             trigger = next((c for c in mention.claims if c.kind == "category"), None)
             if trigger is None:
                 continue
-            decision = reading.decide(OCCUPATION_TABLE, OccupationContext(mention, source.text),
-                                      trigger.provenance.char_start,
+            context = OccupationContext(mention, source.text, _after(mention, period))
+            decision = reading.decide(OCCUPATION_TABLE, context, trigger.provenance.char_start,
                                       trigger.provenance.char_end)
             if decision.outcome != "occupation":
                 continue
-            if period is None:
-                period = OccupationPeriod.of(facts, self.lexicon)
             day = reading.counted_from
             war = self.wars.war_for("war", day) if day else None
             dated = period.value(war.start if war else None, day)
