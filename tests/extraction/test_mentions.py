@@ -695,3 +695,14 @@ def test_weekdays_of_republished_wire_copy_count_from_its_dateline(extraction_to
     dateline = [c for m in mentions for c in m.claims if c.kind == "date"
                 and c.value["expression"] == "July 6"]
     assert dateline and dateline[0].value["role"] == "report"
+
+
+def test_today_in_a_statement_quoted_a_day_later_is_the_day_it_was_said(extraction_tools):
+    text = ("The governor of the region said on Tuesday that a shelter had been hit.\n"
+            "\u201cToday the shelter in Zarichne was shelled, a guard was killed,\u201d he "
+            "wrote.\nToday residents of Zarichne were moved to a school.")
+    mentions = extract(extraction_tools, text, published=date(2023, 5, 31))
+    dates = {(c.value["expression"], c.value["iso"], c.rule) for m in mentions
+             for c in m.claims if c.kind == "date"}
+    assert ("Today", "2023-05-30", "today-as-said") in dates
+    assert not [d for d in dates if d[2] == "today" and d[1] != "2023-05-31"]

@@ -75,6 +75,10 @@ DATELINE_REACH = 600
 #: A dateline this many days before publication makes the page a republication, whose
 #: relative dates count from the dateline's day.
 REPUBLISHED_WITHIN_DAYS = 7
+#: The date-role rule of a statement's day ("said on Tuesday"), and how many days before the
+#: report such a day may lie for "today" quoted from the statement to count from it.
+STATEMENT_RULE = "said-on-the-day"
+STATEMENT_WITHIN_DAYS = 3
 
 
 def load_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
@@ -122,6 +126,7 @@ class MentionExtractor:
         replaces the rule tables (the rule tests switch rules off this way)."""
         reading = DocumentReading(source, self.tables if tables is None else tables)
         reading.report_day = self._dateline_day(source)
+        reading.statement_day = self._statement_day(source, reading.counted_from)
         sentences = self.analyser.sentences(source.text)
         toponyms = self.gazetteer.find_toponyms(source.text)
         resolved = self._resolve_places(toponyms, reading)
@@ -174,6 +179,18 @@ class MentionExtractor:
                     found.value.precision == "day":
                 lag = (published - found.value.start).days
                 return found.value.start if 0 < lag <= REPUBLISHED_WITHIN_DAYS else None
+        return None
+
+    def _statement_day(self, source: SourceText, counted_from: date | None) -> date | None:
+        """The day the text says its source spoke ("Gladkov said on Tuesday"), when that is
+        one to three days before the report's day; None otherwise."""
+        if counted_from is None or not any(q in source.text for q in "\"“«"):
+            return None
+        for found in self.dates.find(source.text, counted_from):
+            if found.role == "report" and found.role_rule == STATEMENT_RULE and \
+                    found.value.precision == "day":
+                lag = (counted_from - found.value.start).days
+                return found.value.start if 0 < lag <= STATEMENT_WITHIN_DAYS else None
         return None
 
     def _report_time(self, facts: list[SentenceFacts], reading: DocumentReading
@@ -319,11 +336,23 @@ class MentionExtractor:
                                              what="date", words=found.expression,
                                              iso=found.value.iso(), taken_as="report"))
                 found = replace(found, role="report")
-            dates.append(found)
+            dates.append(self._as_said(found, reading))
         not_taken += [NotTaken.by(DATE_ROLE_TABLE, t.decision.rule, t.start, t.end, what="date",
                                   words=t.expression, taken_as=PASSING)
                       for t in trace if t.decision.outcome == PASSING]
         return dates
+
+    def _as_said(self, found: DateMention, reading: DocumentReading) -> DateMention:
+        """"Today" inside a quotation of a statement made a day or more before the report
+        ("the governor said on Tuesday: 'Today the shelter was hit'") counts from the day of
+        the statement (rule ``<rule>-as-said``)."""
+        said, counted_from = reading.statement_day, reading.counted_from
+        if said is None or counted_from is None or \
+                found.rule not in self.lexicon.words("statement_relative_rules") or \
+                not _inside_quotation(reading.source.text, found.start):
+            return found
+        return replace(found, value=found.value.shifted((said - counted_from).days),
+                       rule=f"{found.rule}-as-said")
 
     def _place_roles(self, sentence: Sentence, tokens: list[Token],
                      places: list[tuple[ToponymMention, Place]], weapons: list[PhraseMatch[str]],
@@ -382,6 +411,14 @@ class MentionExtractor:
                                              target.end, what="target", words=target.phrase,
                                              target_type=target.payload, taken_as="care"))
         return hit
+
+
+def _inside_quotation(text: str, position: int) -> bool:
+    """Whether ``position`` lies inside quotation marks opened earlier in its paragraph."""
+    start = text.rfind("\n", 0, position) + 1
+    before = text[start:position]
+    curly = before.count("“") + before.count("«") - before.count("”") - before.count("»")
+    return curly > 0 or before.count('"') % 2 == 1
 
 
 def _place_set_aside(table: str, rule: str, toponym: ToponymMention, place: Place,

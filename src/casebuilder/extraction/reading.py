@@ -78,6 +78,9 @@ class DocumentReading:
     #: dateline gives when the page was published a few days after it (a republication),
     #: else the publication day.
     report_day: date | None = None
+    #: The day the report says its source spoke ("the governor said on Tuesday"), when it is
+    #: a few days before the report: "today" quoted from that statement is that day.
+    statement_day: date | None = None
 
     @property
     def counted_from(self) -> date | None:
