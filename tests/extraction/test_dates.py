@@ -174,7 +174,7 @@ INVENTED = [
     ("Day 100 of the invasion passed quietly.", "2022-06-03", "Day 100 of the invasion",
      "2022-06-03", "event"),
     ("Fighting began in 2014.", "2023-05-24", "2014", "2014", "event"),
-    ("The shelling of spring 2015 is well documented.", "2023-05-24", "spring 2015",
+    ("Shelling in spring 2015 destroyed the bridge.", "2023-05-24", "spring 2015",
      "2015-03-01/2015-05-31", "event"),
     ("Power cuts spread in early 2023.", "2023-05-24", "early 2023", "2023-01-01/2023-04-30",
      "event"),
@@ -453,3 +453,82 @@ def test_the_day_named_as_the_attacks_own_is_not_a_count_date(extraction_tools):
         "killed by Saturday's Russian missile strike standing at 45.", "", "Desk",
         date(2023, 1, 17)))
     assert mention.event_date()[0].iso() == "2023-01-14"
+
+
+# -- years and periods named in passing (issue 10) ----------------------------------------------
+
+@pytest.mark.parametrize(("sentence", "words", "rule"), [
+    ("Among the dead was a teenager born in 2007, the police said.", "in 2007", "year-of-birth"),
+    ("Two of the wounded, born in 2015 and 2018, are in hospital.", "in 2015", "year-of-birth"),
+    ("The victims include a man born on 2 May 1950.", "2 May 1950", "year-of-birth"),
+    ("It was the heaviest attack on the port since 2022.", "since 2022", "yardstick-since"),
+    ("People still remember the floods of summer 2021.", "summer 2021", "period-of-another-event"),
+    ("Unlike the summer 2021 protests, the rally was calm.", "summer 2021",
+     "period-before-a-noun"),
+])
+def test_dates_named_in_passing_date_nothing(resolver, sentence, words, rule):
+    trace: list = []
+    assert resolver.find(sentence, D("2023-05-24"), trace=trace) == []
+    passing = [t for t in trace if t.expression == words]
+    assert passing and passing[0].decision.outcome == "passing"
+    assert passing[0].decision.rule == rule
+
+
+
+# -- times of day (issue 10) --------------------------------------------------------------------
+
+@pytest.mark.parametrize(("sentence", "expression", "iso", "time", "zone"), [
+    ("As of 09:30 on 8 August, 12 bodies had been recovered.", "09:30 on 8 August",
+     "2023-08-08", "09:30", ""),
+    ("The missile struck on Tuesday at 14:10 local time.", "Tuesday at 14:10 local time",
+     "2023-08-08", "14:10", "local time"),
+    ("Drones hit the depot on 7 August at 11 p.m.", "7 August at 11 p.m.", "2023-08-07",
+     "23:00", ""),
+])
+def test_a_time_beside_a_date_is_kept_with_it(resolver, sentence, expression, iso, time, zone):
+    (mention,) = resolver.find(sentence, D("2023-08-09"))
+    assert (mention.expression, mention.value.iso(), mention.time, mention.zone) == (
+        expression, iso, time, zone)
+
+
+def test_a_time_alone_is_no_date_but_a_time_of_the_report(resolver):
+    from casebuilder.extraction.dates import TimeOfDay
+
+    times: list[TimeOfDay] = []
+    assert resolver.find("As of 11am (9am BST), nine had died.", D("2023-08-08"),
+                         base=100, times=times) == []
+    assert [(t.time, t.zone, t.cue, t.start) for t in times] == [
+        ("11:00", "", "as of", 106), ("09:00", "BST", "", 112)]
+
+
+def test_a_dateline_on_its_own_line_dates_the_report(resolver):
+    text = "Last updated: 8 August 2023, 12:00\nShelling killed seven people on Monday night."
+    found = resolver.find(text, D("2023-08-08"))
+    assert [(m.expression, m.role, m.time) for m in found] == [
+        ("8 August 2023, 12:00", "report", "12:00"), ("Monday night", "event", None)]
+
+
+@pytest.mark.parametrize(("sentence", "expression", "iso"), [
+    ("A year ago today, a missile hit the market.", "A year ago today", "2023-08-08"),
+    ("Exactly two years ago, shelling killed ten people.", "Exactly two years ago",
+     "2022-08-08"),
+    ("On this day last year the theatre was bombed.", "this day last year", "2023-08-08"),
+    ("Six months ago to the day, the dam was blown up.", "Six months ago to the day",
+     "2024-02-08"),
+])
+def test_a_look_back_to_the_day_names_that_day(resolver, sentence, expression, iso):
+    (mention,) = resolver.find(sentence, D("2024-08-08"))
+    assert (mention.expression, mention.value.iso(), mention.rule) == (
+        expression, iso, "ago-to-the-day")
+
+
+def test_a_look_back_from_a_leap_day_lands_on_the_last_day_of_february(resolver):
+    (mention,) = resolver.find("A year ago today the bridge fell.", D("2024-02-29"))
+    assert mention.value.iso() == "2023-02-28"
+
+
+def test_the_day_an_anniversary_recalls_dates_nothing(resolver):
+    trace: list = []
+    assert resolver.find("Drones hit the port on the anniversary of the 14 January strike.",
+                         D("2024-01-14"), trace=trace) == []
+    assert [t.decision.outcome for t in trace] == ["passing"]

@@ -583,3 +583,126 @@ def test_the_extractor_keeps_nothing_of_a_document_and_serves_threads_alike(extr
     with ThreadPoolExecutor(max_workers=3) as pool:
         together = list(pool.map(claims, texts * 4))
     assert together == alone * 4
+
+
+def test_a_year_of_birth_dates_nothing_and_leaves_a_trace(extraction_tools):
+    text = ("A missile struck a cafe in Kramatorsk, killing two people. Among the dead was a "
+            "girl born in 2009, the police said.")
+    mentions = extract(extraction_tools, text, published=date(2023, 5, 24))
+    assert mentions
+    claims = [c for m in mentions for c in m.claims]
+    assert not [c for c in claims if c.kind == "date" and c.value.iso == "2009"]
+    traces = [c for c in claims if c.kind == "not_taken" and getattr(c.value, "what", None) == "date"]
+    assert [(c.value.words, c.rule) for c in traces] == [
+        ("in 2009", "date_roles/year-of-birth")]
+
+
+# -- crimes of an occupation (issue 10) ---------------------------------------------------------
+
+def _period(mention):
+    return next(c for c in mention.claims if c.kind == "date"
+                and getattr(c.value, "period", None) == "occupation")
+
+
+def test_detention_found_after_a_liberation_is_dated_by_the_occupation(extraction_tools):
+    text = ("Soldiers entered the village of Zarichne on 4 March. Until 29 March, when the "
+            "village was liberated, they held 200 villagers hostage in the basement of the "
+            "Zarichne school.")
+    [mention] = [m for m in extract(extraction_tools, text, published=date(2022, 5, 20))
+                 if m.place]
+    value, _, rule = mention.event_date()
+    assert (value.iso(), rule) == ("2022-03-04/2022-03-29", "occupation-period")
+    period = _period(mention)
+    assert period.value.open_start is False
+    assert text[period.provenance.char_start:period.provenance.char_end] == "29 March"
+    assert text[period.value.start_char_start:period.value.start_char_end] == "4 March"
+    assert period.value.decided_by.startswith("occupation_dates/")
+
+
+def test_bodies_found_without_a_stated_start_have_an_open_period(extraction_tools):
+    text = ("Troops retook Zarichne on 30 March. On Sunday residents of Zarichne found the "
+            "bodies of three men who had been shot.")
+    [mention] = [m for m in extract(extraction_tools, text, published=date(2022, 4, 4))
+                 if m.place]
+    value, _, rule = mention.event_date()
+    assert rule == "occupation-period"
+    assert value.end == date(2022, 3, 30)  # the retaking, not the Sunday they were found
+    assert _period(mention).value.open_start is True
+    found_on = [c for c in mention.claims if c.kind == "date" and c.rule == "weekday"]
+    assert found_on and found_on[0].value.role == "report"  # the day they were found
+
+
+def test_a_day_inside_the_occupation_still_dates_its_crime(extraction_tools):
+    text = ("Troops withdrew from Zarichne last week. In Zarichne the occupiers tortured and "
+            "killed the village head, who had been taken away on 20 March, an adviser said.")
+    [mention] = [m for m in extract(extraction_tools, text, published=date(2022, 4, 4))
+                 if m.place]
+    value, _, rule = mention.event_date()
+    assert value.iso() == "2022-03-20" and rule != "occupation-period"
+    assert _period(mention).value.iso == "2022-02-24/2022-04-03"
+
+
+def test_a_shelling_in_a_report_of_a_retaking_keeps_its_own_day(extraction_tools):
+    text = ("A week after troops retook Zarichne, shelling on Sunday killed two people and "
+            "damaged the school in Zarichne.")
+    [mention] = [m for m in extract(extraction_tools, text, published=date(2022, 4, 13))
+                 if m.place]
+    assert mention.event_date()[0].iso() == "2022-04-10"
+    assert not [c for c in mention.claims if getattr(c.value, "period", None) == "occupation"]
+
+
+# -- report times of figures (issue 10) ---------------------------------------------------------
+
+def _tolls(mentions):
+    return [c for m in mentions for c in m.claims if c.kind == "killed"]
+
+
+def test_a_figure_keeps_the_time_it_is_stated_as_of(extraction_tools):
+    text = ("A missile hit a hotel in Kramatorsk on Monday night. As of 09:30 on Tuesday, "
+            "rescuers said seven people had been killed in Kramatorsk.")
+    mentions = extract(extraction_tools, text, published=date(2023, 8, 8))
+    [toll] = _tolls(mentions)
+    assert toll.value.stated_at == "2023-08-08T09:30"
+    assert text[toll.value.stated_char_start:toll.value.stated_char_end] == \
+        "09:30 on Tuesday"
+    assert mentions[0].event_date()[0].iso() == "2023-08-07"  # the report time dates nothing
+
+
+def test_a_datelines_time_is_when_the_reports_figures_are_stated(extraction_tools):
+    text = ("Last updated: 8 August 2023, 12:00\nA missile strike on Kramatorsk on Monday "
+            "night killed seven people, officials said.")
+    [toll] = _tolls(extract(extraction_tools, text, published=date(2023, 8, 8)))
+    assert toll.value.stated_at == "2023-08-08T12:00"
+    assert toll.value.stated_words == "8 August 2023, 12:00"
+
+
+def test_a_look_back_a_year_later_is_dated_by_the_attack_not_the_article(extraction_tools):
+    text = ("A year ago today, a missile struck the shopping centre in Kremenchuk, killing "
+            "twenty people. Residents gathered there on Wednesday to remember them.")
+    mentions = [m for m in extract(extraction_tools, text, published=date(2023, 6, 27))
+                if m.place]
+    assert [m.event_date()[0].iso() for m in mentions] == ["2022-06-27"]
+
+
+def test_weekdays_of_republished_wire_copy_count_from_its_dateline(extraction_tools):
+    """Copy filed on Thursday 6 July and republished the next Tuesday: "on Wednesday" is
+    5 July, counted from the dateline, not 10 days later from the copy's own date."""
+    text = ("LVIV, July 6 (Wire) - A missile hit an apartment block in Lviv on Wednesday, "
+            "killing four people, officials said.")
+    mentions = [m for m in extract(extraction_tools, text, published=date(2023, 7, 11))
+                if m.place]
+    assert [m.event_date()[0].iso() for m in mentions] == ["2023-07-05"]
+    dateline = [c for m in mentions for c in m.claims if c.kind == "date"
+                and c.value.expression == "July 6"]
+    assert dateline and dateline[0].value.role == "report"
+
+
+def test_today_in_a_statement_quoted_a_day_later_is_the_day_it_was_said(extraction_tools):
+    text = ("The governor of the region said on Tuesday that a shelter had been hit.\n"
+            "\u201cToday the shelter in Zarichne was shelled, a guard was killed,\u201d he "
+            "wrote.\nToday residents of Zarichne were moved to a school.")
+    mentions = extract(extraction_tools, text, published=date(2023, 5, 31))
+    dates = {(c.value.expression, c.value.iso, c.rule) for m in mentions
+             for c in m.claims if c.kind == "date"}
+    assert ("Today", "2023-05-30", "today-as-said") in dates
+    assert not [d for d in dates if d[2] == "today" and d[1] != "2023-05-31"]

@@ -262,3 +262,52 @@ def test_an_undecided_name_that_fits_two_incidents_stays_at_its_own_place():
     vague = undecided("vague", "2023-10-05", "3",
                       [("hroza-k", HROZA_KHARKIV), ("hroza-x", (47.0, 33.0))])
     assert groups(merge([here, there, vague])) == [["here"], ["there"], ["vague"]]
+
+
+def test_crimes_of_one_occupation_merge_whatever_their_categories():
+    """A killing told by one report and a detention by another, both dated by the occupation
+    of one village: one incident ("crimes of the same occupation"). Two such reports of
+    another village, or a shelling of the same village, stay apart."""
+    village = (48.10, 37.20)
+    other = (48.60, 36.30)
+    period = PartialDate.range(date(2022, 2, 24), date(2022, 3, 30))
+    killing = replace(m("killing", village, span=period, basis="occupation",
+                        categories=("killing",), place_id="v", order="1"), occupation=True)
+    detention = replace(m("detention", village, day="2022-03-12", categories=("detention",),
+                          place_id="v", order="2"), occupation=True)
+    elsewhere = replace(m("elsewhere", other, span=period, basis="occupation",
+                          categories=("detention",), order="3"), occupation=True)
+    shelling = m("shelling", village, day="2022-03-12", place_id="v", order="4")
+    clusters = merge([killing, detention, elsewhere, shelling])
+    assert groups(clusters) == [["detention", "killing"], ["elsewhere"], ["shelling"]]
+    assert any("crimes of the same occupation" in r for c in clusters for r in c.reasons)
+
+
+def _settlement(key, where, **kw):
+    return replace(m(key, where, **kw), feature_kind="settlement")
+
+
+def test_one_attack_on_neighbouring_villages_is_one_incident():
+    """Two villages 4 km apart (radii 2 km each): the same day and the same toll make one
+    attack told at either; another toll, or another day, keeps them apart."""
+    west, east = (48.500, 37.000), (48.500, 37.054)  # about 4 km apart
+    assert groups(merge([_settlement("w", west, day="2022-05-07", tolls=[3], order="1"),
+                         _settlement("e", east, day="2022-05-07", tolls=[3], order="2")])) \
+        == [["e", "w"]]
+    assert groups(merge([_settlement("w", west, day="2022-05-07", tolls=[3], order="1"),
+                         _settlement("e", east, day="2022-05-07", tolls=[5], order="2")])) \
+        == [["e"], ["w"]]
+    assert groups(merge([_settlement("w", west, day="2022-05-07", tolls=[3], order="1"),
+                         _settlement("e", east, day="2022-05-08", tolls=[3], order="2")])) \
+        == [["e"], ["w"]]
+    reasons = merge([_settlement("w", west, day="2022-05-07", targets=["school"], order="1"),
+                     _settlement("e", east, day="2022-05-07", targets=["school"], order="2")]
+                    )[0].reasons
+    assert "neighbouring settlements" in reasons[1] and "same target (school)" in reasons[1]
+
+
+def test_villages_further_apart_stay_apart_whatever_they_share():
+    west, far = (48.500, 37.000), (48.500, 37.150)  # about 11 km apart
+    assert groups(merge([_settlement("w", west, day="2022-05-07", tolls=[3], order="1"),
+                         _settlement("f", far, day="2022-05-07", tolls=[3], order="2")])) \
+        == [["f"], ["w"]]

@@ -62,9 +62,10 @@ def warn_unapplied(case: Case) -> None:
 def _within(p: dict[str, Any], since: date | None, until: date | None) -> bool:
     if since is None and until is None:
         return True
-    if p["date_start"] is None:
+    first = p["date_start"] or p.get("date_earliest")  # an open start: its earliest day
+    if first is None:
         return False
-    start, end = date.fromisoformat(p["date_start"]), date.fromisoformat(p["date_end"])
+    start, end = date.fromisoformat(first), date.fromisoformat(p["date_end"])
     return (since is None or end >= since) and (until is None or start <= until)
 
 
@@ -220,7 +221,13 @@ def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
         f"{p['id']}: {', '.join(p['categories'])} at {p['place']} "
         f"({p['precision']}, {p['admin1'] or '-'}, {p['country'] or '-'})"
     )
-    click.echo(f"  date: {p['date_start']} .. {p['date_end']} ({p['date_basis']})")
+    start = p["date_start"]
+    if p.get("date_open_start"):
+        start = f"start not stated (not before {p['date_earliest']})"
+    at = ""
+    if p.get("time_of_day"):
+        at = f", at {' '.join(filter(None, (p['time_of_day'], p.get('time_zone'))))}"
+    click.echo(f"  date: {start} .. {p['date_end']} ({p['date_basis']}){at}")
     click.echo(f"  grade: {p['grade']}; independent origins: {p['independent_sources']}")
     for reason in p["grade_reasons"]:
         click.echo(f"    - {reason}")
@@ -235,8 +242,12 @@ def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
                 earlier = " [called an earlier report]" if f["earlier_report"] else ""
                 if f.get("shared_by"):
                     earlier += f" [given jointly for {' and '.join(f['shared_by'])}]"
+                when = f["reported_at"] or "?"
+                if f.get("stated_at"):  # the time the text gives it as of
+                    when = " ".join(filter(None, (f["stated_at"].replace("T", " "),
+                                                  f.get("stated_zone"))))
                 click.echo(
-                    f"    {f['reported_at'] or '?':<26} {f['text']!r} — {f['source']} "
+                    f"    {when:<26} {f['text']!r} — {f['source']} "
                     f"({f['document']}){earlier}"
                 )
     if p["contradictions"]:

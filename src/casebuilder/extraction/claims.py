@@ -121,8 +121,15 @@ class IncidentMention:
                 and (role is None or c.value.role == role)]
 
     def event_date(self) -> tuple[PartialDate | None, str, str]:
-        """The mention's date: the most precise event date its claims give."""
+        """The mention's date: the most precise event date its claims give. A mention dated
+        by an occupation (a claim of rule ``occupation-period``) keeps only its dates that lie
+        in that period and are not the period's own edges; failing those, the period."""
         dates = self.dates("event")
+        period = next((d for d in dates if d[1].period == "occupation"), None)
+        if period is not None:
+            span = PartialDate.parse_iso(period[1].iso)
+            dates = [d for d in dates if d is not period and not d[1].occupation_bound
+                     and span.contains(PartialDate.parse_iso(d[1].iso))] or [period]
         if not dates:
             return None, "", ""
         best, value = min(dates, key=lambda d: (PartialDate.parse_iso(d[1].iso).days,

@@ -4,7 +4,9 @@ Extraction stage, one step of :meth:`casebuilder.extraction.dates.DateResolver.f
 date form has matched and been resolved, the table says what the words are: the date of an
 event (``event``), the date of a statement about it (``report``: "said on Thursday"), or no
 date at all (``not-a-date``: "the Sunday Times", "Bloody Sunday", "USA Today", or "the day
-before the strike", which the relative-event markers date from the strike). This module builds
+before the strike", which the relative-event markers date from the strike), or the date of
+something else named in passing (``passing``: "a girl born in 2011", "the deadliest strike
+since 2022", "the blackouts of autumn 2022"), which never dates an incident. This module builds
 what the table's predicates look at (:class:`DateContext`) and offers those predicates; the
 table says, in order, which conditions give which outcome. The rule that decided travels with
 the date (``DateMention.role_rule``) or, for a dropped one, in the resolver's trace, so a date
@@ -23,18 +25,27 @@ from typing import Any, Final
 from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
 from casebuilder.model.lexicon import Lexicon
 
-#: What a date expression can be; ``not-a-date`` is dropped (and traced).
-OUTCOMES: Final = ("event", "report", "not-a-date")
+#: What a date expression can be; ``not-a-date`` is dropped (and traced). ``passing`` is a
+#: real date of something else, named in passing (a year of birth, "the deadliest since
+#: 2022", "the blackouts of autumn 2022"): it dates no incident, and the extractor keeps it as
+#: a negative trace (``not_taken``) of the rule that said so.
+OUTCOMES: Final = ("event", "report", "not-a-date", "passing")
 DROPPED: Final = "not-a-date"
+PASSING: Final = "passing"
 TABLE: Final = Path("rules") / "date_roles.toml"
 
 #: A word (letters and digits, with inner apostrophes) or one mark of punctuation.
 TOKEN: Final = re.compile(r"[^\W_]+(?:['’][^\W_]+)*|[^\w\s]")
 _DATELINE_CLOSE: Final = re.compile(r"\)\s*[-–—]")
+#: "(Reuters) –" after a wire dateline's date: a short bracketed name, then a dash.
+_AGENCY_DASH: Final = re.compile(r"\s*\([^()\n]{1,40}\)\s*[-–—]")
 #: How far around a date its neighbouring words are looked for, in characters.
 _REACH_AROUND: Final = 40
 _REACH_BACK_TO_VERB: Final = 90
 _TOKENS_BACK_TO_VERB: Final = 9
+#: How many tokens before a date ``near_before`` looks at ("the deadliest attack on the city
+#: since 2022").
+_TOKENS_NEAR_BEFORE: Final = 8
 
 
 def sentence_start(text: str, position: int) -> bool:
@@ -102,6 +113,42 @@ class DateContext:
         return self.text[max(0, start - 2):start].strip() == "(" and bool(
             _DATELINE_CLOSE.match(self.text, self.end))
 
+    def near_before(self, words: frozenset[str]) -> bool:
+        """One of the few words before the date is one of ``words``."""
+        tokens = TOKEN.findall(self.text[max(0, self.start - 2 * _REACH_AROUND):self.start])
+        return any(t.lower() in words for t in tokens[-_TOKENS_NEAR_BEFORE:])
+
+    def alone_on_its_line(self, words: frozenset[str]) -> bool:
+        """Nothing but the words, numbers (a time), punctuation and ``words`` on their line."""
+        line_start = self.text.rfind("\n", 0, self.start) + 1
+        line_end = self.text.find("\n", self.end)
+        rest = self.text[line_start:self.start] + " " + self.text[
+            self.end:len(self.text) if line_end < 0 else line_end]
+        return all(t.isdigit() or not t[0].isalnum() or t.lower() in words
+                   for t in TOKEN.findall(rest))
+
+    def text_before_ends_with(self, phrases: frozenset[str]) -> bool:
+        before = " ".join(TOKEN.findall(
+            self.text[max(0, self.start - _REACH_AROUND):self.start].lower()))
+        return any(before == p or before.endswith(" " + p) for p in phrases)
+
+    @cached_property
+    def after_since(self) -> bool:
+        opens = bool(self.words) and self.words[0] in {"since", "ever"}
+        return opens or self.previous.lower() == "since"
+
+    @cached_property
+    def noun_of(self) -> str:
+        """The word before an "of" that opens the date or stands just before it ("the
+        strikes of [autumn 2022]", "the floods [of 2019]"), lower-cased; "" when there is
+        none."""
+        before = self.tokens_before
+        if self.words and self.words[0] == "of":
+            return before[-1].group().lower() if before else ""
+        if len(before) >= 2 and before[-1].group().lower() == "of":
+            return before[-2].group().lower()
+        return ""
+
     @cached_property
     def capitalised_before(self) -> bool:
         """The word before is capitalised and does not open the sentence ("Bloody Sunday")."""
@@ -151,6 +198,20 @@ PREDICATES: dict[str, Predicate[DateContext]] = {p.name: p for p in (
     Predicate("in_brackets_before_a_dash", "the words stand in brackets just before a dash "
               "(a dateline: \"KYIV (March 16) —\")", "bool",
               _flag(lambda c: c.bracketed_before_a_dash)),
+    Predicate("before_an_agency_dash", "the words are followed by a name in brackets and a "
+              "dash (a wire dateline: 'KYIV, March 16 (Reuters) -')", "bool",
+              _flag(lambda c: bool(_AGENCY_DASH.match(c.text, c.end)))),
+    Predicate("alone_on_its_line", "the words stand on a line of their own, with only a time, "
+              "punctuation and these words beside them (a dateline: 'Published 31 May 2023, "
+              "22:11')", "words", lambda c, words: c.alone_on_its_line(words)),
+    Predicate("text_before_ends_with", "the text just before the words ends with one of these "
+              "phrases (whole words)", "phrases", lambda c, ends: c.text_before_ends_with(ends)),
+    Predicate("after_since", "the words open with 'since' or follow it ('since 2022', 'ever "
+              "since March')", "bool", _flag(lambda c: c.after_since)),
+    Predicate("near_before", "one of the eight tokens before the words is one of", "words",
+              lambda c, words: c.near_before(words)),
+    Predicate("noun_of", "the words follow 'NOUN of' (or open with 'of' after NOUN), and "
+              "NOUN is one of", "words", lambda c, words: c.noun_of in words),
     Predicate("statement_before", "a verb of saying comes shortly before (at most nine "
               "tokens), with only these words or capitalised names between", "words",
               lambda c, words: c.statement_before(words)),

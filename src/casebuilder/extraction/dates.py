@@ -52,7 +52,7 @@ from __future__ import annotations
 import re
 import tomllib
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from datetime import date, datetime, timedelta
 from importlib import resources
 from pathlib import Path
@@ -61,6 +61,7 @@ from typing import TYPE_CHECKING, Final, Literal, NamedTuple
 from casebuilder.errors import CasebuilderError
 from casebuilder.extraction.date_roles import (
     DROPPED,
+    PASSING,
     TOKEN,
     DateContext,
     load_date_roles,
@@ -114,6 +115,11 @@ class DateWords:
         self.relative_sequence_units = _numbers_of(lexicon, "relative_sequence_units")
         self.relative_directions = lexicon.mapping("relative_directions")
         self.relative_sequence = lexicon.mapping("relative_sequence")
+        self.clock = lexicon.pattern("clock_time")
+        self.zones = lexicon.mapping("time_zones")
+        zones = _alternatives(self.zones)
+        self.zone = re.compile(rf"\s*(?:\(\s*(?P<z1>{zones})\s*\)|(?P<z2>{zones})\b)", re.I)
+        self.time_gap = lexicon.pattern("time_date_gap")
 
         self.weekday = rf"(?:{_alternatives(self.weekdays)})\b"
         # An abbreviation's full stop belongs to the date only before the day: "Mar. 16".
@@ -167,6 +173,24 @@ class DateWords:
     def month_numbers(self, expression: str) -> list[int]:
         return [self.months[m.group(1).lower()] for m in self.month_word.finditer(expression)]
 
+    def time_of(self, match: re.Match[str]) -> str | None:
+        """"HH:MM" for a match of the clock-time pattern, or None (a word such as "noon"
+        without a cue before it is a part of the day, not a time)."""
+        if match.group("word"):
+            if not match.group("cue"):
+                return None
+            return "00:00" if match.group("word").lower() == "midnight" else "12:00"
+        hour = int(match.group("h") or match.group("h2"))
+        minute = int(match.group("m") or 0)
+        half = (match.group("ap") or match.group("ap2") or "").lower()[:1]
+        if half and not 1 <= hour <= 12:
+            return None
+        if half == "p" and hour != 12:
+            hour += 12
+        elif half == "a" and hour == 12:
+            hour = 0
+        return f"{hour:02d}:{minute:02d}"
+
     def future_before(self, before: str) -> bool:
         tokens = TOKEN.findall(before[-60:])
         return any(word.lower() in self.future_cues for word in tokens[-5:])
@@ -203,6 +227,10 @@ class DateMention:
     rule: str
     #: The rule of ``vocab/rules/date_roles.toml`` that gave the role ("default": none did).
     role_rule: str = "default"
+    #: The time of day the words give ("14:10"), and its zone as written ("EDT", "local
+    #: time"; "" when none is); None when no time is given.
+    time: str | None = None
+    zone: str = ""
 
 
 class DateTrace(NamedTuple):
@@ -213,6 +241,18 @@ class DateTrace(NamedTuple):
     end: int
     expression: str
     decision: Decision
+
+
+class TimeOfDay(NamedTuple):
+    """A time of day with no day beside it ("as of 11am", "at 09:30"): it names no date, but
+    a report's own times order what it says within its day."""
+
+    start: int
+    end: int
+    expression: str
+    time: str  # "HH:MM"
+    zone: str  # as written ("EDT", "local time"), or ""
+    cue: str  # the word before it, lower-cased: "as of", "at", "by", ... or ""
 
 
 class RelativeEventMention(NamedTuple):
@@ -449,6 +489,11 @@ class DateResolver:
                             rf"previous|preceding)\s+(?:{count}\s+)?(?:days?|nights?|weeks?|"
                             rf"months?|years?|(?:24|48|72|twenty-four|forty-eight)\s+hours)\b",
              self._past_period),
+            ("ago_to_the_day", rf"(?:exactly\s+)?{count}\s+(?:months?|years?)\s+ago(?:\s+"
+                               rf"(?:today|to\s+the\s+day|on\s+this\s+(?:very\s+)?day)\b"
+                               rf"|,?\s+to\s+the\s+day\b)|exactly\s+{count}\s+(?:months?|"
+                               rf"years?)\s+ago\b|(?:on\s+)?this\s+(?:very\s+)?day\s+(?:last"
+                               rf"\s+year|{count}\s+years?\s+ago)\b", self._ago_to_the_day),
             ("ago", rf"{count}\s+(?:days?|weeks?|months?|years?)\s+ago\b", self._ago),
             ("relative_span", r"(?:so\s+far\s+|(?:earlier|later)\s+)?(?:this|last|next|the\s+"
                               r"previous|the\s+past)\s+(?:weekend|week|month|year)\b"
@@ -499,10 +544,13 @@ class DateResolver:
                    roles=load_date_roles(vocabulary.directory, vocabulary.lexicon))
 
     def find(self, text: str, published: date | None, *, base: int = 0,
-             trace: list[DateTrace] | None = None) -> list[DateMention]:
+             trace: list[DateTrace] | None = None,
+             times: list[TimeOfDay] | None = None) -> list[DateMention]:
         """Date expressions in ``text``, each resolved against ``published``; spans are
         offsets into ``text`` plus ``base``. Every decision of the role table, on the dates
-        kept and the ones dropped, is added to ``trace`` when one is given."""
+        kept and the ones dropped, is added to ``trace`` when one is given. A time of day
+        beside a date is that date's (:attr:`DateMention.time`); one that stands alone is
+        added to ``times`` when that is given."""
         if isinstance(published, datetime):
             published = published.date()
         mentions: list[DateMention] = []
@@ -510,12 +558,13 @@ class DateResolver:
         while True:
             match = self._pattern.search(text, position)
             if match is None:
-                return mentions
-            mention = self._mention(text, match, published, base, trace)
+                return self._times_of_day(text, base, mentions, times)
+            mention, passing = self._mention(text, match, published, base, trace)
             if mention is None:
                 # Rejected (a name, a verb, an unresolvable form): a shorter date may start
-                # inside what was matched.
-                position = match.start() + 1
+                # inside what was matched. A date named in passing is a date all the same:
+                # nothing inside it is read again ("born on 2 May 1950" is not "May 1950").
+                position = match.end() if passing else match.start() + 1
                 continue
             mentions.append(mention)
             position = match.end()
@@ -523,10 +572,12 @@ class DateResolver:
     # -- per match ---------------------------------------------------------------------------
 
     def _mention(self, text: str, match: re.Match[str], published: date | None,
-                 base: int, trace: list[DateTrace] | None) -> DateMention | None:
+                 base: int, trace: list[DateTrace] | None) -> tuple[DateMention | None, bool]:
+        """The date the match gives, or None; and whether the words were a date named in
+        passing (a date, though it dates nothing)."""
         name = match.lastgroup
         if name is None:  # pragma: no cover - every alternative is a named group
-            return None
+            return None, False
         start, end = match.span()
         expression = text[start:end]
         try:
@@ -535,9 +586,9 @@ class DateResolver:
         except (ValueError, OverflowError):
             # Counting far past the calendar's ends ("9999 years ago" in an old report) or a
             # day the month lacks: not a date this code can give.
-            return None
+            return None, False
         if resolved is None:
-            return None
+            return None, False
         value, rule = resolved
 
         quoted = start
@@ -555,15 +606,60 @@ class DateResolver:
             self._weekday_names, self._month_names, self.reporting_verbs))
         if trace is not None:
             trace.append(DateTrace(base + start, base + end, expression, decision))
-        if decision.outcome == DROPPED:
-            return None
+        if decision.outcome in (DROPPED, PASSING):
+            return None, decision.outcome == PASSING
         if since and name != "war_since":
             if published is None or value.start > published:
-                return None
+                return None, False
             value, rule = PartialDate.range(value.start, published), f"since-{rule}"
         role: Role = "report" if decision.outcome == "report" else "event"
         return DateMention(base + quoted, base + end, text[quoted:end], value, role, rule,
-                           decision.rule)
+                           decision.rule), False
+
+    def _times_of_day(self, text: str, base: int, mentions: list[DateMention],
+                      times: list[TimeOfDay] | None) -> list[DateMention]:
+        """Times of day in ``text``: one beside a date gives that date its time ("on Tuesday
+        at 14:10", "as of 09:30 on 8 August", "30 May 2023 22:11"); one alone is no date (it
+        names no day) and goes to ``times`` when that is given ("as of 11am")."""
+        found = list(mentions)
+        for match in self._words.clock.finditer(text):
+            time = self._words.time_of(match)
+            if time is None:
+                continue
+            start, end = match.start() + len(match.group("cue") or ""), match.end()
+            zone = ""
+            zoned = self._words.zone.match(text, end)
+            if zoned is not None:
+                zone, end = zoned.group("z1") or zoned.group("z2"), zoned.end()
+            if any(m.start <= base + start < m.end for m in found):
+                continue  # part of a date form already read
+            beside = self._beside(text, start, end, found, base)
+            if beside is not None:
+                first, last = min(beside.start, base + start), max(beside.end, base + end)
+                found[found.index(beside)] = replace(
+                    beside, start=first, end=last, expression=text[first - base:last - base],
+                    time=time, zone=zone)
+            elif times is not None:
+                cue = (match.group("cue") or "").strip().lower()
+                times.append(TimeOfDay(base + start, base + end, text[start:end], time, zone,
+                                       " ".join(cue.split())))
+        return sorted(found, key=lambda m: m.start)
+
+    def _beside(self, text: str, start: int, end: int, mentions: list[DateMention],
+                base: int) -> DateMention | None:
+        """The date a time stands beside, with at most a comma or "on"/"at" between."""
+        for mention in mentions:
+            if mention.time is not None:
+                continue
+            if mention.start - base >= end:
+                gap = text[end:mention.start - base]
+            elif mention.end - base <= start:
+                gap = text[mention.end - base:start]
+            else:
+                continue
+            if len(gap) <= 6 and self._words.time_gap.fullmatch(gap):
+                return mention
+        return None
 
     def _names_are_capitalised(self, expression: str) -> bool:
         return all(m.group()[0].isupper() for m in self._words.name_word.finditer(expression))
@@ -715,6 +811,23 @@ class DateResolver:
             return _Resolved(PartialDate.year(published.year - count), "ago")
         except (OverflowError, ValueError):
             return None
+
+    def _ago_to_the_day(self, expression: str, _before: str,
+                        published: date | None) -> _Resolved | None:
+        """"A year ago today", "exactly two years ago", "this day last year": the same
+        calendar day that many months or years before publication (a look-back at an
+        attack), not the whole year."""
+        if published is None:
+            return None
+        words = expression.lower().replace(",", " ").split()
+        unit = next((w.rstrip("s") for w in words if w.rstrip("s") in {"month", "year"}),
+                    "year")
+        counts = [n for w in words if (n := self._words.count_of(w)) is not None]
+        count = counts[0] if counts and "last" not in words else 1
+        months = count * (12 if unit == "year" else 1)
+        year, month = _add_months(published.year, published.month, -months)
+        day = min(published.day, PartialDate.month(year, month).end.day)
+        return _Resolved(PartialDate.day(date(year, month, day)), "ago-to-the-day")
 
     def _relative_span(self, expression: str, _before: str,
                        published: date | None) -> _Resolved | None:

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field
 
 from casebuilder.extraction.attribution import Attribution
 from casebuilder.extraction.claims import IncidentMention
-from casebuilder.extraction.dates import DateMention
+from casebuilder.extraction.dates import DateMention, TimeOfDay
 from casebuilder.extraction.figures import CasualtyFigure
 from casebuilder.extraction.phrases import PhraseMatch
 from casebuilder.extraction.text import Sentence, Token
@@ -61,6 +61,8 @@ class SentenceFacts:
     situation: bool = False
     #: What rules set aside or gave another role in the sentence (negative traces).
     not_taken: list[NotTaken] = field(default_factory=list)
+    #: Times of day with no day beside them ("as of 11am"): report times, not dates.
+    times: list[TimeOfDay] = field(default_factory=list)
 
     @property
     def eventful(self) -> bool:

@@ -23,12 +23,12 @@ from casebuilder.extraction.claims import (
     Provenance,
     SourceText,
 )
-from casebuilder.extraction.dates import find_relative_events, resolve_anchor
+from casebuilder.extraction.dates import DateMention, find_relative_events, resolve_anchor
 from casebuilder.extraction.facts import NotTaken, SentenceFacts, unique
 from casebuilder.extraction.figures import CasualtyFigure
 from casebuilder.extraction.harm_words import HarmWords
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
-from casebuilder.extraction.reading import DocumentReading
+from casebuilder.extraction.reading import DocumentReading, ReportTime
 from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
 from casebuilder.extraction.text import Sentence, TextAnalyser, Token
 from casebuilder.extraction.vocabulary import Vocabulary
@@ -188,7 +188,8 @@ class ClaimWriter:
         for d in setting.dates:
             if d.role == "event":
                 claim("date", DateValue(iso=d.value.iso(), precision=d.value.precision,
-                                        expression=d.expression, role=d.role, distance=0),
+                                        expression=d.expression, role=d.role, distance=0,
+                                        **_time_of(d)),
                       d.start, d.end, "date-setting")
 
     def add_claims(self, mention: IncidentMention, fact: SentenceFacts,
@@ -218,7 +219,7 @@ class ClaimWriter:
         self._category_claims(fact, takes, claim)
         self._place_claim(mention, fact, claim)
         self._date_claims(fact, claim)
-        self._figure_claims(fact, owners, takes, claim)
+        self._figure_claims(fact, owners, takes, claim, self._stated_at(fact, reading))
         self._weapon_claims(fact, takes, claim)
         self._target_claims(fact, takes, claim)
         self._perpetrator_claims(fact, claim)
@@ -301,11 +302,26 @@ class ClaimWriter:
                 distance = -1  # "Friday's missile strike": the day the text gives the attack
             claim("date", DateValue(iso=d.value.iso(), precision=d.value.precision,
                                     expression=d.expression, role=d.role,
-                                    distance=distance), d.start, d.end, d.rule)
+                                    distance=distance, **_time_of(d)), d.start, d.end, d.rule)
+
+    def _stated_at(self, fact: SentenceFacts, reading: DocumentReading) -> dict[str, Any]:
+        """When the sentence's figures are stated as of: a report time of the sentence with
+        its time of day ("as of 09:30 on 8 August"), a time after "as of" or "by" alone (on
+        the report's day), or else the report's dateline time; {} when none is known."""
+        for d in fact.dates:
+            if d.role == "report" and d.time is not None and d.value.precision == "day":
+                return ReportTime(d.value.start, d.time, d.zone, d.start, d.end,
+                                  d.expression).as_value()
+        cues = self.lexicon.phrases("report_time_cues")
+        day = reading.report_time.day if reading.report_time else reading.counted_from
+        for t in fact.times:
+            if t.cue in cues and day is not None:
+                return ReportTime(day, t.time, t.zone, t.start, t.end, t.expression).as_value()
+        return reading.report_time.as_value() if reading.report_time else {}
 
     @staticmethod
     def _figure_claims(fact: SentenceFacts, owners: ValueOwners, takes: Takes,
-                       claim: AddClaim) -> None:
+                       claim: AddClaim, stated: dict[str, Any]) -> None:
         for figure in fact.figures:
             if not takes("figure", figure.start, figure.end,
                          NotTakenFigure(words=figure.text, measure=figure.measure,
@@ -318,7 +334,7 @@ class ClaimWriter:
                                               cumulative=figure.cumulative, text=figure.text,
                                               earlier_report=figure.rule == "reported-earlier"
                                               or "earlier" in figure.rule,
-                                              shared_by=tuple(owners.shared_by)),
+                                              shared_by=tuple(owners.shared_by), **stated),
                   figure.start, figure.end, f"figure-{figure.rule}")
 
     def _weapon_claims(self, fact: SentenceFacts, takes: Takes, claim: AddClaim) -> None:
@@ -453,3 +469,8 @@ class ClaimWriter:
             claim("military_objective", MilitaryObjectiveValue(
                 words=first.text, claimed_by=fact.attribution.speaker), first.start, first.end,
                   "claimed-target")
+
+
+def _time_of(d: DateMention) -> dict[str, Any]:
+    """The time of day a date claim keeps, where its words give one."""
+    return {"time": d.time, "zone": d.zone} if d.time is not None else {}

@@ -24,12 +24,14 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from dataclasses import replace
+from datetime import date
 from typing import Any
 
 from casebuilder.extraction.assembly import MentionAssembler, load_assembly_tables
 from casebuilder.extraction.attribution import Attribution, Attributor
 from casebuilder.extraction.claims import Claim, IncidentMention, Provenance, SourceText
-from casebuilder.extraction.dates import DateMention, DateResolver
+from casebuilder.extraction.date_roles import PASSING
+from casebuilder.extraction.dates import DateMention, DateResolver, DateTrace, TimeOfDay
 from casebuilder.extraction.facts import NotTaken, SentenceFacts, is_situation
 from casebuilder.extraction.figures import (
     CasualtyFigure,
@@ -39,13 +41,14 @@ from casebuilder.extraction.figures import (
 )
 from casebuilder.extraction.harm_words import HarmWords, load_harm_tables
 from casebuilder.extraction.mention_claims import ClaimWriter, load_mention_value_table
+from casebuilder.extraction.occupation import OccupationDating, load_occupation_table
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
 from casebuilder.extraction.place_roles import (
     PlaceContext,
     capital_as_government,
     load_place_roles,
 )
-from casebuilder.extraction.reading import DocumentReading, RuleTables
+from casebuilder.extraction.reading import DocumentReading, ReportTime, RuleTables
 from casebuilder.extraction.rules import Decision, RuleTable
 from casebuilder.extraction.text import SECTION_CHARS, Sentence, TextAnalyser, Token, sections
 from casebuilder.extraction.value_roles import (
@@ -74,13 +77,23 @@ from casebuilder.model.claim_values import (
 __all__ = ["Claim", "IncidentMention", "MentionExtractor", "Provenance", "SourceText"]
 
 PLACE_ROLE_TABLE = "place_roles"
+DATE_ROLE_TABLE = "date_roles"
+#: How far into a text (in characters) its dateline is looked for.
+DATELINE_REACH = 600
+#: A dateline this many days before publication makes the page a republication, whose
+#: relative dates count from the dateline's day.
+REPUBLISHED_WITHIN_DAYS = 7
+#: The date-role rule of a statement's day ("said on Tuesday"), and how many days before the
+#: report such a day may lie for "today" quoted from the statement to count from it.
+STATEMENT_RULE = "said-on-the-day"
+STATEMENT_WITHIN_DAYS = 3
 
 
 def load_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     """Every rule table of mention extraction, by name."""
     return {PLACE_ROLE_TABLE: load_place_roles(vocabulary), **load_harm_tables(vocabulary),
             **load_value_tables(vocabulary), **load_mention_value_table(vocabulary),
-            **load_assembly_tables(vocabulary)}
+            **load_assembly_tables(vocabulary), **load_occupation_table(vocabulary)}
 
 
 def _shifted(mention: IncidentMention, base: int) -> IncidentMention:
@@ -122,6 +135,7 @@ class MentionExtractor:
             analyser, [(f, p.key) for p in v.parties.values() for f in p.forces])
         self.writer = ClaimWriter(analyser, vocabulary, self.harm)
         self.assembler = MentionAssembler(vocabulary, gazetteer, self.writer)
+        self.occupation = OccupationDating(vocabulary)
         #: The rule tables a reading uses unless told otherwise (see :meth:`read`).
         self.tables: RuleTables = load_tables(vocabulary)
 
@@ -148,6 +162,8 @@ class MentionExtractor:
         """Read one document: its mentions, and everything decided on the way. ``tables``
         replaces the rule tables (the rule tests switch rules off this way)."""
         reading = DocumentReading(source, self.tables if tables is None else tables)
+        reading.report_day = self._dateline_day(source)
+        reading.statement_day = self._statement_day(source, reading.counted_from)
         sentences = self.analyser.sentences(source.text)
         toponyms = self.gazetteer.find_toponyms(source.text)
         resolved = self._resolve_places(toponyms, reading)
@@ -168,6 +184,7 @@ class MentionExtractor:
             fact.qualifies_previous = qualifies_previous
             facts.append(fact)
             previous = fact
+        reading.report_time = self._report_time(facts, reading)
         signed = attributor.signature(sentences[-1]) if sentences else None
         if signed is not None and not facts[-1].eventful:
             # a round-up signed by the governor: his account, not the channel's own
@@ -178,12 +195,60 @@ class MentionExtractor:
                         qualifiers=fact.attribution.qualifiers)
         reading.title_place = self._place_in_title(source)
         mentions = self.assembler.assemble(facts, reading)
+        self.occupation.date(mentions, facts, reading)
         self._cite_title_place(mentions, reading)
         for mention in mentions:
             if mention.place is not None:
                 mention.undecided = reading.undecided.get(mention.place.gazetteer_id, ())
         reading.mentions = reading.traced_mentions(mentions)
         return reading
+
+    def _dateline_day(self, source: SourceText) -> date | None:
+        """The day the text's own dateline gives ("KYIV, July 6 (Reuters) -", "Published 6
+        July 2023"), when the page was published up to a week after it: relative dates in
+        republished copy count from the day the report was written, not from the copy's."""
+        published = source.published
+        if published is None:
+            return None
+        rules = self.lexicon.words("dateline_rules")
+        for found in self.dates.find(source.text[:DATELINE_REACH], published):
+            if found.role == "report" and found.role_rule in rules and \
+                    found.value.precision == "day":
+                lag = (published - found.value.start).days
+                return found.value.start if 0 < lag <= REPUBLISHED_WITHIN_DAYS else None
+        return None
+
+    def _statement_day(self, source: SourceText, counted_from: date | None) -> date | None:
+        """The day the text says its source spoke ("Gladkov said on Tuesday"), when that is
+        one to three days before the report's day; None otherwise."""
+        if counted_from is None or not any(q in source.text for q in "\"“«"):
+            return None
+        for found in self.dates.find(source.text, counted_from):
+            if found.role == "report" and found.role_rule == STATEMENT_RULE and \
+                    found.value.precision == "day":
+                lag = (counted_from - found.value.start).days
+                return found.value.start if 0 < lag <= STATEMENT_WITHIN_DAYS else None
+        return None
+
+    def _report_time(self, facts: list[SentenceFacts], reading: DocumentReading
+                     ) -> ReportTime | None:
+        """The time the report says it was written: a dateline's date with its time
+        ("08.08.2023 12:00" on a line of its own), or a time that opens the text ("01.04 EDT
+        Missiles hit ..."), on the publication day. None when the text gives neither."""
+        published = reading.counted_from
+        for fact in facts:
+            if fact.sentence.start > DATELINE_REACH:
+                break
+            for d in fact.dates:
+                if d.time is not None and d.role == "report" and d.value.precision == "day" \
+                        and d.role_rule in self.lexicon.words("dateline_rules"):
+                    return ReportTime(d.value.start, d.time, d.zone, d.start, d.end,
+                                      d.expression)
+            opening = [t for t in fact.times if t.start == fact.sentence.start == 0]
+            if opening and published is not None:
+                t = opening[0]
+                return ReportTime(published, t.time, t.zone, t.start, t.end, t.expression)
+        return None
 
     def _place_in_title(self, source: SourceText) -> tuple[ToponymMention, Place] | None:
         """The settlement a headline names ("Uman: 23 dead after missile ..."). A report's
@@ -256,7 +321,8 @@ class MentionExtractor:
         weapons = [w for w in self._weapons.find(tokens) if w.payload]
         targets = self._targets_hit(tokens, reading, not_taken)
         figures = self._figures(sentence, reading, not_taken)
-        dates = self._dates(sentence, reading, not_taken)
+        times: list[TimeOfDay] = []
+        dates = self._dates(sentence, reading, not_taken, times)
         matches = self.harm.find(tokens)
         categories = self.harm.categories_of(tokens, weapons, targets, figures, reading,
                                              matches, not_taken)
@@ -267,7 +333,7 @@ class MentionExtractor:
                              self._actors.find(tokens), figures, dates, roles,
                              attribution.evidentiality == "denied", False, cues, bool(matches),
                              is_situation(categories, dates, figures, cues, self.lexicon),
-                             sorted(not_taken, key=lambda n: n.start))
+                             sorted(not_taken, key=lambda n: n.start), times)
 
     def _figures(self, sentence: Sentence, reading: DocumentReading,
                  not_taken: list[NotTaken]) -> list[CasualtyFigure]:
@@ -294,11 +360,13 @@ class MentionExtractor:
         return figures
 
     def _dates(self, sentence: Sentence, reading: DocumentReading,
-               not_taken: list[NotTaken]) -> list[DateMention]:
-        """The dates of a sentence, each dating the event or the report of it."""
+               not_taken: list[NotTaken], times: list[TimeOfDay]) -> list[DateMention]:
+        """The dates of a sentence, each dating the event or the report of it; a date of
+        something else named in passing (a year of birth) is kept as a negative trace."""
         dates = []
-        for found in self.dates.find(sentence.text, reading.source.published,
-                                     base=sentence.start):
+        trace: list[DateTrace] = []
+        for found in self.dates.find(sentence.text, reading.counted_from,
+                                     base=sentence.start, trace=trace, times=times):
             decision = reading.decide(DATE_TABLE, DateContext.of(sentence, found), found.start,
                                       found.end)
             if decision.outcome == "report" and found.role != "report":
@@ -307,8 +375,23 @@ class MentionExtractor:
                                                           iso=found.value.iso(),
                                                           taken_as="report")))
                 found = replace(found, role="report")
-            dates.append(found)
+            dates.append(self._as_said(found, reading))
+        not_taken += [NotTaken.by(DATE_ROLE_TABLE, t.decision.rule, t.start, t.end,
+                                  NotTakenDate(words=t.expression, taken_as=PASSING))
+                      for t in trace if t.decision.outcome == PASSING]
         return dates
+
+    def _as_said(self, found: DateMention, reading: DocumentReading) -> DateMention:
+        """"Today" inside a quotation of a statement made a day or more before the report
+        ("the governor said on Tuesday: 'Today the shelter was hit'") counts from the day of
+        the statement (rule ``<rule>-as-said``)."""
+        said, counted_from = reading.statement_day, reading.counted_from
+        if said is None or counted_from is None or \
+                found.rule not in self.lexicon.words("statement_relative_rules") or \
+                not _inside_quotation(reading.source.text, found.start):
+            return found
+        return replace(found, value=found.value.shifted((said - counted_from).days),
+                       rule=f"{found.rule}-as-said")
 
     def _place_roles(self, sentence: Sentence, tokens: list[Token],
                      places: list[tuple[ToponymMention, Place]], weapons: list[PhraseMatch[str]],
@@ -368,6 +451,14 @@ class MentionExtractor:
                                                  words=target.phrase,
                                                  target_type=target.payload, taken_as="care")))
         return hit
+
+
+def _inside_quotation(text: str, position: int) -> bool:
+    """Whether ``position`` lies inside quotation marks opened earlier in its paragraph."""
+    start = text.rfind("\n", 0, position) + 1
+    before = text[start:position]
+    curly = before.count("“") + before.count("«") - before.count("”") - before.count("»")
+    return curly > 0 or before.count('"') % 2 == 1
 
 
 def _place_set_aside(table: str, rule: str, toponym: ToponymMention, place: Place,

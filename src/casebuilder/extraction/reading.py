@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from datetime import date
 from typing import Any, TypeVar
 
 from casebuilder.extraction.claims import Claim, IncidentMention, SourceText
@@ -35,6 +36,24 @@ class TracedDecision:
     decision: Decision
 
 
+@dataclass(frozen=True, slots=True)
+class ReportTime:
+    """A time a report states for what it says: its dateline's, or "as of 11am" beside a
+    figure."""
+
+    day: date
+    time: str  # "HH:MM"
+    zone: str  # as written, or ""
+    start: int
+    end: int
+    words: str
+
+    def as_value(self) -> dict[str, Any]:
+        return {"stated_at": f"{self.day.isoformat()}T{self.time}", "stated_zone": self.zone,
+                "stated_words": self.words, "stated_char_start": self.start,
+                "stated_char_end": self.end}
+
+
 @dataclass
 class DocumentReading:
     """The state of reading one document; nothing in it outlives the document."""
@@ -51,6 +70,21 @@ class DocumentReading:
     anchor_date: PartialDate | None = None
     #: The date of the mention in focus, which "later that day" means.
     focus_date: PartialDate | None = None
+    #: When the report says it was written, where its dateline gives a time: the day,
+    #: "HH:MM", the zone as written, and the offsets of the words (see
+    #: :meth:`~casebuilder.extraction.mentions.MentionExtractor.read`).
+    report_time: ReportTime | None = None
+    #: The day relative dates ("on Thursday", "yesterday") count from: the day the text's
+    #: dateline gives when the page was published a few days after it (a republication),
+    #: else the publication day.
+    report_day: date | None = None
+    #: The day the report says its source spoke ("the governor said on Tuesday"), when it is
+    #: a few days before the report: "today" quoted from that statement is that day.
+    statement_day: date | None = None
+
+    @property
+    def counted_from(self) -> date | None:
+        return self.report_day or self.source.published
     decisions: list[TracedDecision] = field(default_factory=list)
     mentions: list[IncidentMention] = field(default_factory=list)
     #: The ``not_taken`` claims of each mention (by ``id``), kept out of its claims until

@@ -34,6 +34,7 @@ from sqlalchemy.orm import Session
 from casebuilder import __version__
 from casebuilder.errors import CasebuilderError
 from casebuilder.extraction.mentions import IncidentMention, MentionExtractor, SourceText
+from casebuilder.extraction.occupation import OCCUPATION_BASIS, PERIOD_RULE
 from casebuilder.extraction.text import TextAnalyser
 from casebuilder.extraction.vocabulary import Vocabulary, load_vocabulary
 from casebuilder.gazetteer import Gazetteer, Place, load_gazetteer
@@ -225,12 +226,12 @@ def mention_dates(mention: IncidentMention, tools: ExtractionTools, published: d
         war = tools.vocabulary.wars.war_for("war", published) if published else None
         span = mention.situation_span(war.start if war else None, published)
         return span, "ongoing at the time of the report", "situation"
-    value, expression, _ = mention.event_date()
+    value, expression, rule = mention.event_date()
     if value is not None:
         if published is not None and value.end > published >= value.start:
             # "in September" in a report of 23 September: not after the report
             value = PartialDate.range(value.start, published)
-        return value, expression, "event"
+        return value, expression, OCCUPATION_BASIS if rule == PERIOD_RULE else "event"
     reported, expression = mention.report_date()
     if reported is not None:
         return reported, expression, "report"

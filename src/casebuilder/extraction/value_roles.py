@@ -85,6 +85,9 @@ DATE_PREDICATES: dict[str, Predicate[DateContext]] = {p.name: p for p in (
               lambda c, ends: c.before.endswith(tuple(ends))),
     Predicate("before_matches", "the text before the date, lower-cased, matches the pattern",
               "pattern", lambda c, pattern: bool(pattern.search(c.before))),
+    Predicate("after_matches", "the text after the date matches the pattern (anchor it with "
+              "^ to read on from the date)", "pattern",
+              lambda c, pattern: bool(pattern.search(c.after))),
 )}
 
 

@@ -83,6 +83,21 @@ class DateValue:
     #: "Friday's strike"; NO_HARM_WORD_DISTANCE: none). Absent: the date was worked out
     #: from another event's date ("a day after the strike"), not read beside a harm word.
     distance: int | None = None
+    #: The time of day the words give with the date ("at 14:10 local time"), HH:MM, and the
+    #: zone as written; absent: none given.
+    time: str | None = None
+    zone: str | None = None
+    #: "occupation": the date is an occupation's period, which dates crimes found after a
+    #: retaking (extraction/occupation.py); absent for any other date.
+    period: str | None = None
+    open_start: bool | None = None  # the period's start is not stated (runs from the war's)
+    decided_by: str | None = None  # the rule table and rule that made the period
+    start_words: str | None = None  # the words that state the period's start, and where
+    start_char_start: int | None = None
+    start_char_end: int | None = None
+    #: True for a date that is the edge of an occupation period (the retaking), not a
+    #: crime's day; absent otherwise.
+    occupation_bound: bool | None = None
 
     @property
     def ranking_distance(self) -> int:
@@ -103,6 +118,13 @@ class FigureValue:
     text: str
     earlier_report: bool  # the text gives it as an earlier report's figure
     shared_by: tuple[str, ...]  # the places it was given for jointly (empty: this place's own)
+    #: When the figure is stated as of ("as of 09:30 on 8 August"): ISO day and time, the zone
+    #: as written, the words and their offsets; absent: the text gives no time for it.
+    stated_at: str | None = None
+    stated_zone: str | None = None
+    stated_words: str | None = None
+    stated_char_start: int | None = None
+    stated_char_end: int | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -197,8 +219,8 @@ class NotTakenFigure:
 class NotTakenDate:
     what: Literal["date"] = "date"
     words: str
-    iso: str
-    taken_as: str  # "report": dating the report, not the event
+    iso: str | None = None  # absent for a date named in passing, which dates nothing
+    taken_as: str  # "report": dating the report, not the event; "passing": dating nothing
 
 
 @dataclass(frozen=True, kw_only=True)

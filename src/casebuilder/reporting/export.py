@@ -25,6 +25,7 @@ from casebuilder.resolution.summary import Incident
 FORMATS = ("geojson", "csv", "json")
 CSV_FIELDS = ("id", "categories", "place", "admin1", "country", "precision", "gazetteer_id",
               "lat", "lon", "date_start", "date_end", "date_precision", "date_basis",
+              "time_of_day",
               "killed_min", "killed_max", "killed_qualifier", "injured_min", "injured_max",
               "victims_civilian", "weapon", "target_type", "perpetrator_claimed",
               "grade", "independent_sources", "documents", "source_count")
@@ -35,6 +36,8 @@ def incident_properties(incident: Incident, profiles: SourceProfiles | None = No
     profiles = profiles or load_profiles()
     place_name, place = summary.best_place(incident)
     when, basis = summary.dates(incident)
+    open_start = summary.open_start(incident, when, basis)
+    at, zone = summary.time_of_day(incident, when, basis)
     killed = summary.best_figure(incident, "killed")
     injured = summary.best_figure(incident, "injured")
     weapons = summary.weapons(incident)
@@ -67,10 +70,17 @@ def incident_properties(incident: Incident, profiles: SourceProfiles | None = No
         "precision": (place or {}).get("precision"),
         "gazetteer_id": (place or {}).get("gazetteer_id"),
         "uncertainty_km": (place or {}).get("uncertainty_km"),
-        "date_start": when.start.isoformat() if when else None,
+        # an occupation period whose start no text states has no start day: only the
+        # earliest it can be (date_earliest, the war's first day)
+        "date_start": when.start.isoformat() if when and not open_start else None,
         "date_end": when.end.isoformat() if when else None,
         "date_precision": when.precision if when else None,
         "date_basis": basis or None,
+        "date_open_start": open_start,
+        # the time of day of the event where a source gives it beside its day
+        "time_of_day": at,
+        "time_zone": zone or None,
+        "date_earliest": when.start.isoformat() if when else None,
         "killed_min": killed_min,
         "killed_max": killed_max,
         "killed_qualifier": killed.qualifier if killed else None,

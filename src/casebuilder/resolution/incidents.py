@@ -15,7 +15,7 @@ from dataclasses import replace
 from typing import Any
 
 from casebuilder.errors import NotFound
-from casebuilder.model.claim_values import FigureValue, TargetValue
+from casebuilder.model.claim_values import DateValue, FigureValue, TargetValue
 from casebuilder.preservation.case import Case
 from casebuilder.resolution.anchoring import (
     Anchoring,
@@ -71,6 +71,7 @@ def _placed(m: MentionRecord, place: dict[str, Any]) -> MergeCandidate:
         feature_kind=str(place.get("feature_kind") or ""),
         order=_report_key(m.document.published_raw, m.document.published),
         label_place=str(place.get("name") or m.place_name),
+        occupation=any(v.period == "occupation" for _, v in claims_of(m.claims, DateValue)),
     )
 
 

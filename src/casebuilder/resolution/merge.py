@@ -4,13 +4,17 @@ Mentions are taken in the order they were reported. Each one joins the first ear
 is compatible with, or starts a new one. Compatible means all of:
 
 * **place**: the two places are the same or one lies within the other's reach (a station
-  inside its city; a district inside its city), allowing for how coarsely each was placed;
+  inside its city; a district inside its city), allowing for how coarsely each was placed; two
+  settlements only when they are neighbours (edges within profiles.toml [merge]
+  ``neighbours_km``: a village and the next, a city and its suburb) and the reports give the
+  same single day and the same toll or specific target;
 * **kind**: both are single attacks or both are continuing situations (a siege stays apart from
   the theatre strike in the same city);
 * **date**: their dates overlap; a mention dated only by its report joins an attack from at
   most two days before the report; two undated mentions never join on place alone;
 * **what**: they share a category, or a specific target type ("bread queue"), or the same
-  stated toll; and they do not name two different specific targets.
+  stated toll, or both are crimes dated by the occupation of their place (killings and
+  detention found after a retaking); and they do not name two different specific targets.
 
 A mention placed only at region or country level ("shelling of the Kharkiv region") is placed
 after all finer ones, so the result never depends on when the finer reports arrived: it joins
@@ -34,9 +38,11 @@ from casebuilder.extraction.vocabulary import shipped_vocabulary
 from casebuilder.gazetteer import distance_km
 from casebuilder.gazetteer.model import precision_rank
 from casebuilder.model.partial_date import PartialDate
+from casebuilder.resolution.profiles import merge_thresholds
 
 CELL_DEGREES = 0.1  # about 11 km north-south, 7 km east-west at Ukraine's latitudes
 REPORT_SLACK_DAYS = 2
+NEIGHBOURS = "neighbouring settlements"
 COARSE = frozenset({"region", "country"})  # placed only at region or country level
 _REACH_KM = {"point": 3.0, "district": 6.0, "settlement": 12.0, "region": 150.0,
              "country": 1500.0}
@@ -67,6 +73,8 @@ class MergeCandidate:
     #: apart from this one ("Hroza" with no region: two villages); see merge().
     alternatives: tuple[MergeCandidate, ...] = ()
     label_place: str = ""  # the place's name, for reasons
+    #: Its crimes were dated by the occupation of its place (an ``occupation-period`` claim).
+    occupation: bool = False
 
     @property
     def reach_km(self) -> float:
@@ -126,7 +134,12 @@ def place_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
     if a.place_id and a.place_id == b.place_id:
         return True, "same place"
     if a.feature_kind == b.feature_kind == "settlement":
-        return False, "two different settlements"  # a village is not inside the next town
+        # a village is not inside the next town; but one attack on a village and its
+        # neighbour, or a city and its suburb, is told at either (see neighbours_match)
+        gap = distance_km((a.lat, a.lon), (b.lat, b.lon)) - a.uncertainty_km - b.uncertainty_km
+        if gap <= merge_thresholds().neighbours_km:
+            return True, f"{NEIGHBOURS}, {max(gap, 0.0):.1f} km apart at their edges"
+        return False, "two different settlements"
     coarse = {a.precision, b.precision} & {"region", "country"}
     if coarse:
         if a.precision == b.precision:
@@ -178,11 +191,29 @@ def what_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
     shared = a.categories & b.categories
     if shared:
         return True, f"shared category {', '.join(sorted(shared))}"
+    if a.occupation and b.occupation:
+        # killings, torture and detention found after one retaking are told of in many ways
+        return True, "crimes of the same occupation"
     if specific_a & specific_b:
         return True, f"same target ({', '.join(sorted(specific_a & specific_b))})"
     if a.tolls & b.tolls:
         return True, f"same toll ({', '.join(map(str, sorted(a.tolls & b.tolls)))})"
     return False, "no shared category, target or toll"
+
+
+def neighbours_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
+    """Two neighbouring settlements are one attack's places only when the reports give the
+    same single day and the same toll or the same specific target."""
+    if a.when is None or b.when is None or a.when != b.when or a.when.days != 1 or \
+            "report" in {a.basis, b.basis}:
+        return False, "neighbouring settlements on different or unstated days"
+    settings = setting_targets()
+    if a.tolls & b.tolls:
+        return True, f"same toll ({', '.join(map(str, sorted(a.tolls & b.tolls)))})"
+    shared = (a.targets - settings) & (b.targets - settings)
+    if shared:
+        return True, f"same target ({', '.join(sorted(shared))})"
+    return False, "neighbouring settlements with no toll or target in common"
 
 
 def compatible(candidate: MergeCandidate, cluster: Cluster,
@@ -195,11 +226,14 @@ def compatible(candidate: MergeCandidate, cluster: Cluster,
     if candidate.situation != anchor.situation:
         return False, "one is a continuing situation, the other a single attack"
     reasons = []
-    for test in (place_match, date_match, what_match):
+    tests = [place_match, date_match, what_match]
+    for test in tests:
         ok, why = test(candidate, anchor)
         if not ok:
             return False, why
         reasons.append(why)
+        if test is place_match and why.startswith(NEIGHBOURS):
+            tests.append(neighbours_match)
     return True, "; ".join(reasons)
 
 

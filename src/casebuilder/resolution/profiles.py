@@ -1,4 +1,5 @@
-"""Source profiles (profiles.toml): the reliability letter of each kind of source, and why."""
+"""Source profiles (profiles.toml): the reliability letter of each kind of source, and why;
+and the thresholds incident merging reads from the same file ([merge])."""
 
 from __future__ import annotations
 
@@ -55,7 +56,7 @@ def load_profiles(path: Path = PROFILES_FILE) -> SourceProfiles:
             raise ConfigurationError(f"{path}: {where} reliability must be one of A-F")
         return Profile(letter, str(entry.get("why", "")))
 
-    unknown = set(raw) - {"kinds", "named", "identity"}
+    unknown = set(raw) - {"kinds", "named", "identity", "merge"}
     if unknown:
         raise ConfigurationError(f"{path}: unknown section(s) {', '.join(sorted(unknown))}")
     kinds = {k: profile(f"kinds.{k}", v) for k, v in raw.get("kinds", {}).items()}
@@ -92,3 +93,30 @@ def _identity(path: Path, raw: object) -> SourceIdentity:
 def default_profiles() -> SourceProfiles:
     """The shipped profiles, loaded once per process."""
     return load_profiles()
+
+
+@dataclass(frozen=True)
+class MergeThresholds:
+    """profiles.toml [merge]: how far apart two settlements may lie and still be the places
+    of one attack (when the reports agree on its day and on its toll or target)."""
+
+    neighbours_km: float
+
+
+def load_merge_thresholds(path: Path = PROFILES_FILE) -> MergeThresholds:
+    try:
+        raw = tomllib.loads(path.read_text(encoding="utf-8")).get("merge", {})
+    except (OSError, tomllib.TOMLDecodeError) as exc:
+        raise ConfigurationError(f"source profiles {path}: {exc}") from exc
+    if not isinstance(raw, dict) or set(raw) - {"neighbours_km", "why"}:
+        raise ConfigurationError(f"{path}: [merge] takes neighbours_km and why")
+    value = raw.get("neighbours_km", 0.0)
+    if not isinstance(value, (int, float)) or isinstance(value, bool) or value < 0:
+        raise ConfigurationError(f"{path}: [merge] neighbours_km must be a number of km >= 0")
+    return MergeThresholds(float(value))
+
+
+@cache
+def merge_thresholds() -> MergeThresholds:
+    """The shipped merge thresholds, loaded once per process."""
+    return load_merge_thresholds()

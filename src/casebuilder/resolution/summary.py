@@ -11,12 +11,14 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import date
+from functools import cache
 from typing import Any
 
 from casebuilder.extraction.vocabulary import shipped_vocabulary
 from casebuilder.gazetteer.model import precision_rank
 from casebuilder.model.claim_values import (
     CivilianStatusValue,
+    DateValue,
     FigureValue,
     PerpetratorValue,
     TargetValue,
@@ -60,6 +62,13 @@ class Figure:
     coarse: bool = False  # given for a whole region or country, not for the incident's place
     shared_by: tuple[str, ...] = ()  # given jointly for these places ("three killed in A and B")
     population: str | None = None  # civilians, children, military, ... where the text says
+    #: The time the text states the figure as of ("as of 09:30 on 8 August", the dateline's
+    #: time), as written: "2023-08-08T09:30" and its zone; "" when it states none.
+    stated_at: str = ""
+    stated_zone: str = ""
+    #: Whether ``order`` holds a time of day (stated, or the collection's timestamp); a
+    #: figure known only to its day cannot be put before or after a timed one of that day.
+    timed: bool = False
 
     def as_json(self) -> dict[str, Any]:
         return {"measure": self.measure, "low": self.low, "high": self.high,
@@ -67,7 +76,8 @@ class Figure:
                 "source_kind": self.source_kind, "evidentiality": self.evidentiality,
                 "document": self.document, "reported_at": self.reported_at,
                 "earlier_report": self.earlier_report, "shared_by": list(self.shared_by),
-                "population": self.population}
+                "population": self.population, "stated_at": self.stated_at or None,
+                "stated_zone": self.stated_zone or None}
 
 
 @dataclass
@@ -124,11 +134,12 @@ def _rank(place: dict[str, Any] | None) -> tuple[float, float]:
 
 
 def dates(incident: Incident) -> tuple[PartialDate | None, str]:
-    """The narrowest event date any member gives; otherwise the situation's span or the
-    earliest report date. Returns the value and the basis ("event", "situation", "report")."""
+    """The narrowest event date any member gives; otherwise the narrowest occupation period
+    (crimes found after a retaking), the situation's span or the earliest report date.
+    Returns the value and the basis ("event", "occupation", "situation", "report")."""
     if "date" in incident.overrides:
         return PartialDate.parse_iso(str(incident.overrides["date"])), "analyst"
-    for basis in ("event", "situation", "report"):
+    for basis in ("event", "occupation", "situation", "report"):
         values = [m.date for m in incident.mentions if m.date is not None and
                   m.date_basis == basis]
         if not values:
@@ -139,6 +150,32 @@ def dates(incident: Incident) -> tuple[PartialDate | None, str]:
             return PartialDate.range(start, end), basis
         return min(values, key=lambda v: (v.days, v.start)), basis
     return None, ""
+
+
+def time_of_day(incident: Incident, when: PartialDate | None, basis: str
+                ) -> tuple[str | None, str]:
+    """The time of day of the incident's event, where a source gives one beside the day
+    the incident is dated by ("on Tuesday at 14:10 local time"), and its zone as written;
+    the earliest-reported source's when several do."""
+    if when is None or basis != "event" or when.precision != "day":
+        return None, ""
+    timed = [(c, v) for c, v in claims_of(incident.claims, DateValue)
+             if v.role == "event" and v.time and v.iso == when.iso()]
+    if not timed:
+        return None, ""
+    _, first = min(timed, key=lambda t: (_report_key(t[0].document.published_raw,
+                                                     t[0].document.published), t[0].char_start))
+    return first.time, first.zone or ""
+
+
+def open_start(incident: Incident, when: PartialDate | None, basis: str) -> bool:
+    """Whether the incident's date is an occupation period whose start no text states: its
+    start is then only the earliest it can be (the war's first day), not a known day."""
+    if when is None or basis != "occupation":
+        return False
+    periods = [v for _, v in claims_of(incident.claims, DateValue)
+               if v.period == "occupation" and v.iso == when.iso()]
+    return bool(periods) and all(v.open_start for v in periods)
 
 
 def figures(incident: Incident, measure: str) -> list[Figure]:
@@ -154,15 +191,47 @@ def figures(incident: Incident, measure: str) -> list[Figure]:
             continue
         if v.cumulative and not incident.situation:
             continue
+        moment, timed = _moment(c, v)
         out.append(Figure(
             measure=measure, low=v.low, high=v.high, qualifier=v.qualifier, text=v.text,
             source=c.attributed_to, source_kind=c.source_kind, evidentiality=c.evidentiality,
             document=c.document.name, reported_at=c.document.published_raw,
-            order=(_report_key(c.document.published_raw, c.document.published), c.char_start),
+            order=(moment, c.char_start),
             earlier_report=v.earlier_report, claim_id=c.id,
             coarse=fine and c.document.item_id in coarse_docs,
-            shared_by=v.shared_by, population=v.population))
+            shared_by=v.shared_by, population=v.population,
+            stated_at=v.stated_at or "", stated_zone=v.stated_zone or "", timed=timed))
     return sorted(out, key=lambda f: f.order)
+
+
+def _moment(c: ClaimRecord, v: FigureValue) -> tuple[str, bool]:
+    """When a figure was given, sortable (see :func:`_report_key`), and whether that holds a
+    time of day: the time the text states it as of, else the document's report time."""
+    if v.stated_at:
+        return _stated_key(v.stated_at, v.stated_zone or ""), True
+    raw = c.document.published_raw
+    key = _report_key(raw, c.document.published)
+    return key, len(raw) > 10 and not key.endswith("T23:59:59")
+
+
+@cache
+def _zone_offsets() -> dict[str, str]:
+    return shipped_vocabulary().lexicon.mapping("time_zones")
+
+
+def _stated_key(stated: str, zone: str) -> str:
+    """A stated time as a sortable key: in UTC when its zone fixes an offset, otherwise as
+    written (a local time, usually the place's)."""
+    from datetime import datetime, timedelta
+
+    try:
+        moment = datetime.fromisoformat(stated)
+    except ValueError:
+        return stated
+    offset = _zone_offsets().get(zone.lower(), "")
+    if offset:
+        moment -= timedelta(hours=int(offset))
+    return moment.strftime("%Y-%m-%dT%H:%M:%S")
 
 
 def _report_key(raw: str, published: date | None) -> str:
@@ -230,6 +299,14 @@ def _latest_most_reliable(candidates: list[Figure]) -> Figure:
     most reliable kind of source; then the largest."""
     latest = max(f.order[0] for f in candidates)
     same_time = [f for f in candidates if f.order[0] == latest]
+    if not any(f.timed for f in same_time):
+        # Known only to the day, the latest figures cannot be put after the day's timed ones:
+        # they stand beside the last of those ("as of 14:10, nine" beats "as of 09:30, six").
+        day = latest[:10]
+        timed = [f for f in candidates if f.timed and f.order[0][:10] == day]
+        if timed:
+            last = max(f.order[0] for f in timed)
+            same_time += [f for f in timed if f.order[0] == last]
     if any((f.low or 0) > 1 for f in same_time):
         # "her husband was shot dead", told beside "the bodies of nine civilians": one of them
         same_time = [f for f in same_time if (f.low, f.high) != (1, 1)]
