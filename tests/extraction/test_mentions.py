@@ -592,7 +592,8 @@ def test_a_year_of_birth_dates_nothing_and_leaves_a_trace(extraction_tools):
     assert mentions
     claims = [c for m in mentions for c in m.claims]
     assert not [c for c in claims if c.kind == "date" and c.value.iso == "2009"]
-    traces = [c for c in claims if c.kind == "not_taken" and getattr(c.value, "what", None) == "date"]
+    traces = [c for c in claims
+              if c.kind == "not_taken" and getattr(c.value, "what", None) == "date"]
     assert [(c.value.words, c.rule) for c in traces] == [
         ("in 2009", "date_roles/year-of-birth")]
 
