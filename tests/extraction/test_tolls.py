@@ -1,0 +1,45 @@
+"""Which figures are an attack's toll (issue 10, kinds 6 and 7): people counted by name
+("the driver and a paramedic" are two), and figures that are kept as claims but are no
+attack's toll. The texts are written for these tests."""
+
+from __future__ import annotations
+
+from datetime import date
+
+import pytest
+
+from casebuilder.extraction.mentions import SourceText
+
+
+def extract(tools, text, published=date(2024, 3, 14)):
+    return tools.extractor.extract(SourceText(1, text, "", "Desk", published))
+
+
+def killed(mention):
+    return [c.value["low"] for c in mention.claims if c.kind == "killed"]
+
+
+@pytest.mark.parametrize(("text", "count"), [
+    ("A drone struck an ambulance near Sumy on Tuesday, killing the driver and a paramedic.",
+     2),
+    ("A drone struck an ambulance near Sumy on Tuesday, killing the driver and paramedic.", 2),
+    ("A drone struck an ambulance near Sumy on Tuesday. The driver and the paramedic were "
+     "killed.", 2),
+    ("A shell hit a house in Kherson on Tuesday, killing a woman and her two children.", 3),
+    ("A shell hit a house in Kherson on Tuesday. A woman and her two children were killed.",
+     3),
+    ("A shell hit a house in Kherson on Tuesday, killing an elderly couple.", 2),
+    ("A shell hit a house in Kherson on Tuesday. An elderly couple was killed.", 2),
+    ("A shell hit a house in Kherson on Tuesday, killing a man and a woman.", 2),
+    ("A shell hit a house in Kherson on Tuesday, killing a man and wounding a woman.", 1),
+])
+def test_people_counted_by_name(extraction_tools, text, count):
+    (mention,) = extract(extraction_tools, text)
+    assert max(killed(mention)) == count
+
+
+def test_people_counted_by_name_are_counted_once(extraction_tools):
+    (mention,) = extract(extraction_tools,
+                         "A shell hit a house in Kherson on Tuesday. A man and a woman were "
+                         "wounded.")
+    assert [c.value["low"] for c in mention.claims if c.kind == "injured"] == [2]
