@@ -224,6 +224,9 @@ class FigureGrammar:
         self.not_a_count_before = p("not_a_count_before")
         self.not_a_count_after = p("not_a_count_after")
         self.coordination = p("figure_coordination")
+        self.combatant_verb_before = p("combatant_verb_before")
+        self.combatants_after = p("combatants_after")
+        self.combatants_eliminated_after = p("combatants_eliminated_after")
         self.cumulative = p("cumulative_cue")
         self.earlier = p("earlier_report_cue")
         self.and_another = p("second_person_joined")
@@ -549,6 +552,16 @@ def _coordinated(g: FigureGrammar, c: FigureContext, q: _Quantity,
                   "coordinated")
 
 
+def _combatants(_g: FigureGrammar, c: FigureContext, q: _Quantity, _drafts: list[_Draft]
+                ) -> _Draft:
+    """"destroyed up to 200 militants", "30 soldiers were eliminated": combatants a
+    belligerent says it killed (population military: a claim, never an attack's toll)."""
+    before, after = c.combatant_verb_before, c.combatants_eliminated_after
+    start = before.start() if before is not None and after is None else q.start
+    end = (after or _found(c.combatants_after)).end()
+    return _Draft(start, end, ("killed",), q, "military", False, "combatants")
+
+
 def _found(match: re.Match[str] | None) -> re.Match[str]:
     if match is None:  # pragma: no cover - a table rule names a cue it has not checked
         raise LexiconError("vocab/rules/figure_cues.toml: a rule gives a cue without the "
@@ -564,7 +577,7 @@ _BUILDERS: Final[dict[str, _Builder]] = {
     "part-of-those": _part_of_those, "part-among": _part_among, "toll": _toll,
     "bodies-of": _bodies_of, "of-the-dead": _of_the_dead, "bodies": _bodies,
     "verb-before": _verb_before, "predicate-after": _predicate_after,
-    "coordinated": _coordinated,
+    "coordinated": _coordinated, "combatants": _combatants,
 }
 
 

@@ -211,6 +211,15 @@ def _harm_besides_military(c: WordContext, wanted: bool) -> bool:
     return found is wanted
 
 
+def _combatants_only(c: WordContext, wanted: bool) -> bool:
+    """Figures of people killed are given (a bound above none, "up to 200" too), and all of
+    them count the military."""
+    killed = [f for f in c.sentence.figures
+              if f.measure == "killed" and max(f.low or 0, f.high or 0) > 0]
+    found = bool(killed) and all(f.population == "military" for f in killed)
+    return found is wanted
+
+
 def _civilians_named(c: WordContext, wanted: bool) -> bool:
     found = not c.sentence.lowered.isdisjoint(c.sentence.lexicon.words("civilian_words"))
     return found is wanted
@@ -313,6 +322,8 @@ MILITARY_PREDICATES: dict[str, Predicate[WordContext]] = {**WORD_PREDICATES, **{
                   _military_agent_after),
         Predicate("harm_besides_military", "a figure says someone not of the military was "
                   "killed, injured or hurt", "bool", _harm_besides_military),
+        Predicate("combatants_only", "figures of people killed are given (an upper bound "
+                  "is enough), and all of them count the military", "bool", _combatants_only),
         Predicate("civilians_named", "a civilian word is in the sentence (@civilian_words)",
                   "bool", _civilians_named),
 )}}
