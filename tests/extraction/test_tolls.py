@@ -43,3 +43,18 @@ def test_people_counted_by_name_are_counted_once(extraction_tools):
                          "A shell hit a house in Kherson on Tuesday. A man and a woman were "
                          "wounded.")
     assert [c.value["low"] for c in mention.claims if c.kind == "injured"] == [2]
+
+
+@pytest.mark.parametrize("total", [
+    "Over the past day, Russian attacks killed 11 civilians across the Kherson region, the "
+    "governor said.",
+    "Russian shelling killed 14 people across the Kherson region on Tuesday.",
+    "During the war, 1,200 civilians have been killed in Kherson.",
+])
+def test_a_total_of_a_day_a_region_or_a_war_is_no_attacks_toll(extraction_tools, total):
+    mentions = extract(extraction_tools,
+                       "A missile hit a school in Kherson on Tuesday, killing three people. "
+                       + total)
+    tolls = [c.value["low"] for m in mentions for c in m.claims if c.kind == "killed"
+             and not c.value.get("cumulative")]
+    assert tolls == [3]
