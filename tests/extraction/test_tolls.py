@@ -58,3 +58,18 @@ def test_a_total_of_a_day_a_region_or_a_war_is_no_attacks_toll(extraction_tools,
     tolls = [c.value["low"] for m in mentions for c in m.claims if c.kind == "killed"
              and not c.value.get("cumulative")]
     assert tolls == [3]
+
+
+@pytest.mark.parametrize("other", [
+    "In the Sumy region, shelling killed 14 people.",
+    "Attacks on other cities killed 14 more people, officials said.",
+])
+def test_another_places_figure_in_the_next_sentence_is_no_toll_of_the_attack(
+        extraction_tools, other):
+    mentions = extract(extraction_tools,
+                       "A missile hit a school in Kherson on Tuesday, killing three people. "
+                       + other)
+    kherson = [m for m in mentions if m.place is not None and m.place.name == "Kherson"]
+    tolls = [c.value["low"] for m in kherson for c in m.claims if c.kind == "killed"
+             and not c.value.get("cumulative")]
+    assert tolls == [3]
