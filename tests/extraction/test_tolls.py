@@ -73,3 +73,12 @@ def test_another_places_figure_in_the_next_sentence_is_no_toll_of_the_attack(
     tolls = [c.value["low"] for m in kherson for c in m.claims if c.kind == "killed"
              and not c.value.get("cumulative")]
     assert tolls == [3]
+
+
+def test_a_teasers_figure_is_kept_but_is_no_toll(extraction_tools):
+    mentions = extract(extraction_tools,
+                       "A missile hit a school in Kherson on Tuesday, killing three people. "
+                       "Read more: Shelling of Kherson in May killed 40 residents.")
+    figures = [(c.value["low"], bool(c.value.get("cumulative"))) for m in mentions
+               for c in m.claims if c.kind == "killed"]
+    assert (3, False) in figures and (40, False) not in figures
