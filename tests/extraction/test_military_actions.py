@@ -27,6 +27,9 @@ def extract(tools, text, published=date(2024, 3, 14)):
     "The ministry said its strikes near Avdiivka on Tuesday killed 40 Ukrainian soldiers.",
     "The ministry said its artillery near Avdiivka destroyed up to 200 militants on Tuesday.",
     "The ministry said 30 Ukrainian soldiers were eliminated near Avdiivka on Tuesday.",
+    "Missiles struck Ukrainian airfields and military facilities near Starokostiantyniv on "
+    "Tuesday, the ministry said.",
+    "Drones attacked a military airfield near Morozovsk on Tuesday.",
 ])
 def test_a_military_action_or_an_alert_makes_no_incident(extraction_tools, text):
     assert extract(extraction_tools, text) == []
