@@ -23,6 +23,7 @@ TABLES = load_tables(VOCABULARY)
 CHECKED = ("category_filters", "sentence_categories", "count_dates", "running_totals",
            "place_names", "place_lists", "care_places", "mention_values", "places_of_speakers",
            "sentence_mentions",
+           "military_actions",
            "joins_the_focus", "occupation_dates")
 MARKED = re.compile(r"\[([^\]]+)\]")
 #: The day every example is taken to be published (a Thursday), so "on Saturday" has a date.

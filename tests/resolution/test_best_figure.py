@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from datetime import date
 
 from casebuilder.model.claim_values import FigureValue
@@ -82,3 +83,14 @@ def test_one_victims_story_beside_a_count_is_part_of_it():
         toll(1, report, 9, kind="outlet", who="regional news"),
         toll(2, report, 1, kind="witness", who="One woman")), "killed")
     assert found is not None and found.low == 9
+
+
+def test_combatants_a_belligerent_says_it_killed_are_no_toll():
+    first = document(1, "2024-02-10T10:00:00+02:00")
+    later = document(2, "2024-02-10T18:00:00+02:00")
+    claim = toll(2, later, 200, kind="belligerent_statement", who="defence ministry")
+    assert isinstance(claim.value, FigureValue)
+    claim.value = replace(claim.value, population="military")
+    found = best_figure(incident(toll(1, first, 4), claim), "killed")
+    assert found is not None and found.low == 4
+    assert best_figure(incident(claim), "killed") is None

@@ -10,7 +10,10 @@ over words, not from a trained parser:
 * ``he said`` / ``the council said`` — a pronoun or a short definite phrase resolved to the
   speaker last named in the document with a matching surname or head word.
 
-A sentence with no speaker is the outlet's own reporting. Evidentiality comes from the verb
+A sentence with no speaker inside a speaker's quotation that runs on over several sentences
+('X noted: "Nine people were killed. 82 people were wounded."') is that speaker's (rule
+``quotation-continued``); any other sentence with no speaker is the outlet's own reporting.
+Evidentiality comes from the verb
 (said: stated; accused: alleged; denied: denied; saw: observed), from phrases ("at the scene",
 "satellite images showed") and from markers such as "could not be independently verified",
 which qualify the claims of their own sentence or, when they stand alone, of the sentence
@@ -55,6 +58,10 @@ C = TypeVar("C")
 
 #: How the rules of an attribution name an evidentiality phrase that changed it.
 EVIDENCE = "evidentiality-phrase:"
+#: The rule of a sentence inside a speaker's quotation opened in an earlier sentence.
+QUOTATION_CONTINUED = "quotation-continued"
+#: A quotation runs on over at most this many sentences after the one that opens it.
+QUOTATION_REACH = 15
 
 
 @dataclass(frozen=True)
@@ -195,6 +202,13 @@ class Attributor:
         self._according = matchers.according
         self._party_words = matchers.party_words
         self._previous: Attribution | None = None
+        lexicon = vocabulary.lexicon
+        self._openers = lexicon.words("quotation_openers")
+        self._closers = lexicon.words("quotation_closers")
+        self._straight = lexicon.words("quotation_marks_straight")
+        #: The speaker whose quotation is open, its paragraph and the sentences it has run
+        #: on over (see :meth:`_quotation`).
+        self._quote: tuple[Attribution, int, int] | None = None
         #: The party a stand-alone "could not be verified" sentence names, if any.
         self.qualified_party: str | None = None
         #: Every speaker-table decision of the document, with the words it was about.
@@ -211,7 +225,11 @@ class Attributor:
         phrase_kinds = {m.payload for m in phrases}
         found = self._speaker_before_verb(sentence) or self._speaker_after_verb(sentence) or \
             self._according_to(sentence)
-        if found is None:
+        quoted = self._quotation(sentence, found)
+        if found is None and quoted is not None:
+            attribution = replace(quoted, rules=(*quoted.rules, QUOTATION_CONTINUED),
+                                  qualifiers=(), others=(), refused_by=())
+        elif found is None:
             attribution = Attribution(self.outlet, "", "outlet", None, "", "stated")
         else:
             attribution = found
@@ -236,6 +254,33 @@ class Attributor:
             attribution = replace(attribution, refused_by=tuple(self._refused))
         self._previous = attribution
         return attribution, qualifies_previous
+
+    def _quotation(self, sentence: Sentence, found: Attribution | None
+                   ) -> Attribution | None:
+        """The speaker of a quotation open before this sentence, if the sentence is inside it;
+        and the state for the next one. A quotation opens when a sentence with a speaker
+        leaves one open; it closes with its closing mark, at a paragraph that does not open
+        with a quotation mark, or after :data:`QUOTATION_REACH` sentences."""
+        text = sentence.text
+        opens = sum(text.count(m) for m in self._openers)
+        closes = sum(text.count(m) for m in self._closers)
+        straight = sum(text.count(m) for m in self._straight)
+        leaves_open = opens > closes or (opens == closes == 0 and straight % 2 == 1)
+        closing = closes > opens or (opens == closes == 0 and straight % 2 == 1)
+        current = self._quote
+        if current is not None:
+            speaker, paragraph, run = current
+            starts_quoted = text.lstrip()[:1] in self._openers | self._straight
+            if (sentence.paragraph != paragraph and not starts_quoted) or \
+                    run >= QUOTATION_REACH:
+                current = None
+        if current is None:
+            self._quote = (found, sentence.paragraph, 0) if found is not None and \
+                leaves_open else None
+            return None
+        speaker, _, run = current
+        self._quote = None if closing else (speaker, sentence.paragraph, run + 1)
+        return speaker
 
     @staticmethod
     def _weighed(attribution: Attribution, phrases: dict[str, str]) -> Attribution:

@@ -5,7 +5,9 @@ Extraction stage, one step of :func:`casebuilder.extraction.figures.find_figures
 a figure only when a casualty word governs it; the table says, in order, which cue does: a
 part of another figure ("including five children"), a toll ("the death toll rose to 50"), a
 count of bodies, a verb before it ("killing ten"), a predicate after it ("ten were killed"), a
-figure it is joined to ("21 killed and 25 wounded"), or none (``not-a-figure``). This module
+figure it is joined to ("21 killed and 25 wounded"), a belligerent's word for combatants it
+killed ("destroyed up to 200 militants": a figure of the military, kept as a claim and never
+an attack's toll), or none (``not-a-figure``). This module
 builds what the table's predicates look at (:class:`FigureContext`: the number, the text
 around it and the cue patterns of the figure lexicon) and offers those predicates; figures.py
 turns the cue the table names into a figure. The rule that decided is kept on the figure
@@ -27,7 +29,7 @@ from casebuilder.model.lexicon import Lexicon
 #: The cues a figure can have; figures.py builds one figure for each (not for "not-a-figure").
 OUTCOMES: Final = ("part-before", "part-of-them", "part-of-those", "part-among", "toll",
                    "bodies-of", "of-the-dead", "bodies", "verb-before", "predicate-after",
-                   "coordinated", "not-a-figure")
+                   "coordinated", "combatants", "not-a-figure")
 NOT_A_FIGURE: Final = "not-a-figure"
 TABLE: Final = Path("rules") / "figure_cues.toml"
 #: How far back from a number its cues are looked for, in characters.
@@ -50,6 +52,9 @@ class CuePatterns(Protocol):
     verb_before: re.Pattern[str]
     predicate_after: re.Pattern[str]
     coordination: re.Pattern[str]
+    combatant_verb_before: re.Pattern[str]
+    combatants_after: re.Pattern[str]
+    combatants_eliminated_after: re.Pattern[str]
 
 
 @dataclass  # not frozen: one is made per number or date, and frozen ones are slower to make
@@ -118,6 +123,18 @@ class FigureContext:
     def predicate_after(self) -> re.Match[str] | None:
         return self.cues.predicate_after.match(self.text, self.end)
 
+    @cached_property
+    def combatant_verb_before(self) -> re.Match[str] | None:
+        return self.cues.combatant_verb_before.search(self.text, self.back, self.start)
+
+    @cached_property
+    def combatants_after(self) -> re.Match[str] | None:
+        return self.cues.combatants_after.match(self.text, self.end)
+
+    @cached_property
+    def combatants_eliminated_after(self) -> re.Match[str] | None:
+        return self.cues.combatants_eliminated_after.match(self.text, self.end)
+
     def names_its_whole(self, match: re.Match[str] | None) -> bool:
         """A part cue that names what it is a part of ("among the dead"), or a figure before
         it to be a part of ("killing 12, including five children")."""
@@ -175,6 +192,14 @@ PREDICATES: dict[str, Predicate[FigureContext]] = {p.name: p for p in (
     Predicate("casualty_predicate_after", "people (optional), then a casualty word ('were "
               "killed', 'dead', 'taken to hospital'; lexicon: casualty_predicate)", "bool",
               _found(lambda c: c.predicate_after)),
+    Predicate("combatant_verb_before", "a belligerent's verb for killing combatants just "
+              "before ('destroyed', 'eliminated'; lexicon: combatant_verb_before)", "bool",
+              _found(lambda c: c.combatant_verb_before)),
+    Predicate("combatants_after", "combatants follow the number ('200 militants'; lexicon: "
+              "combatants_after)", "bool", _found(lambda c: c.combatants_after)),
+    Predicate("combatants_eliminated_after", "combatants, then 'were eliminated' ('30 "
+              "soldiers were eliminated'; lexicon: combatants_eliminated_after)", "bool",
+              _found(lambda c: c.combatants_eliminated_after)),
     Predicate("joined_to_previous", "only 'and', ', and' or 'as well as' stands between the "
               "figure before and this number (lexicon: figure_coordination)", "bool",
               _flag(lambda c: c.joined_to_previous)),

@@ -224,9 +224,18 @@ class FigureGrammar:
         self.not_a_count_before = p("not_a_count_before")
         self.not_a_count_after = p("not_a_count_after")
         self.coordination = p("figure_coordination")
+        self.combatant_verb_before = p("combatant_verb_before")
+        self.combatants_after = p("combatants_after")
+        self.combatants_eliminated_after = p("combatants_eliminated_after")
         self.cumulative = p("cumulative_cue")
         self.earlier = p("earlier_report_cue")
         self.and_another = p("second_person_joined")
+        self.person_before = p("person_joined_before")
+        self.joined_pair = p("victims_joined_pair")
+        self.counted_nouns = _numbers_of(lexicon, "counted_person_nouns")
+        self.counted_after = re.compile(
+            rf"\s+(?:{modifier}\s+){{0,2}}?(?P<noun>{_alternatives(self.counted_nouns)})\b",
+            re.I)
         self.single_victim = p("single_victim_named")
         self.one_body = p("single_body")
         self.killing_one = p("killing_one")
@@ -543,6 +552,16 @@ def _coordinated(g: FigureGrammar, c: FigureContext, q: _Quantity,
                   "coordinated")
 
 
+def _combatants(_g: FigureGrammar, c: FigureContext, q: _Quantity, _drafts: list[_Draft]
+                ) -> _Draft:
+    """"destroyed up to 200 militants", "30 soldiers were eliminated": combatants a
+    belligerent says it killed (population military: a claim, never an attack's toll)."""
+    before, after = c.combatant_verb_before, c.combatants_eliminated_after
+    start = before.start() if before is not None and after is None else q.start
+    end = (after or _found(c.combatants_after)).end()
+    return _Draft(start, end, ("killed",), q, "military", False, "combatants")
+
+
 def _found(match: re.Match[str] | None) -> re.Match[str]:
     if match is None:  # pragma: no cover - a table rule names a cue it has not checked
         raise LexiconError("vocab/rules/figure_cues.toml: a rule gives a cue without the "
@@ -558,7 +577,7 @@ _BUILDERS: Final[dict[str, _Builder]] = {
     "part-of-those": _part_of_those, "part-among": _part_among, "toll": _toll,
     "bodies-of": _bodies_of, "of-the-dead": _of_the_dead, "bodies": _bodies,
     "verb-before": _verb_before, "predicate-after": _predicate_after,
-    "coordinated": _coordinated,
+    "coordinated": _coordinated, "combatants": _combatants,
 }
 
 
@@ -630,23 +649,54 @@ def find_figures(text: str, lexicon: Lexicon, *, base: int = 0,
         parents.append(heads[-1])
     flags = _context_flags(g, text, heads)
     figures: list[CasualtyFigure] = []
+    covered = 0  # where the people joined to the figure before end
     for draft, parent in zip(drafts, parents, strict=True):
+        if draft.rule == "coordinated" and draft.quantity.start < covered:
+            continue  # "killing a man and a woman": the woman is counted with the man
         cumulative, earlier = flags[id(parent)]
+        start, low, high, end = _counted_people(g, text, draft)
+        covered = max(covered, end)
         q = draft.quantity
-        low, high, end = q.low, q.high, draft.end
-        pair = g.and_another.match(text, draft.end) if (low, high) == (1, 1) else None
-        if pair is not None:
-            # "killing a 31-year-old woman and her two-year-old daughter": two people
-            low, high, end = 2, 2, pair.end()
         for measure in draft.measures:
             figures.append(CasualtyFigure(
-                start=base + draft.start, end=base + end,
-                text=original[draft.start:end], measure=measure, low=low, high=high,
+                start=base + start, end=base + end,
+                text=original[start:end], measure=measure, low=low, high=high,
                 qualifier=q.qualifier, population=draft.population, subgroup=draft.subgroup,
                 cumulative=bool(cumulative), rule="reported-earlier" if earlier else draft.rule,
                 cue_rule=draft.cue_rule, flag_rule=cumulative or earlier,
             ))
     return figures
+
+
+def _counted_people(g: FigureGrammar, text: str, draft: _Draft
+                    ) -> tuple[int, int | None, int | None, int]:
+    """The span and bounds of a figure with the people counted by name joined to it: "an
+    elderly couple" is two, "killing the driver and a paramedic" two, "a woman and her two
+    children were killed" three (the joined person before the number is one more)."""
+    q = draft.quantity
+    start, low, high, end = draft.start, q.low, q.high, draft.end
+    if (low, high) == (1, 1):
+        counted = g.counted_after.match(text, q.end)
+        if counted is not None:
+            low = high = g.counted_nouns[counted.group("noun").lower()]
+        # not after a predicate: "a man was killed and his wife" names her in another clause
+        pair = None if draft.rule == "predicate-after" else g.and_another.match(text, draft.end)
+        if pair is not None and counted is None:
+            # "killing a 31-year-old woman and her two-year-old daughter": two people
+            low = high = 1 + _joined_count(g, pair)
+            end = pair.end()
+    if draft.rule == "predicate-after" and not draft.subgroup and low is not None:
+        lead = g.person_before.search(text, max(0, draft.start - 80), draft.start)
+        if lead is not None:
+            # "a man and [a woman were wounded]": the man is one more
+            start, low, high = lead.start(), low + 1, None if high is None else high + 1
+    return start, low, high, end
+
+
+def _joined_count(g: FigureGrammar, pair: re.Match[str]) -> int:
+    """How many people "and her two children" or "and a paramedic" joins (one unless a
+    number is given)."""
+    return (_number(g, pair.group("n")) or 1) if pair.group("n") else 1
 
 
 def _context_flags(g: FigureGrammar, text: str, leading: list[_Draft]
@@ -712,9 +762,14 @@ def find_single_victims(text: str, lexicon: Lexicon, *, base: int = 0
     for match in g.killing_one.finditer(text):
         how = match.group("how").lower()
         who = match.group("who").lower()
+        count, end = g.counted_nouns.get(who, 1), match.end()
+        pair = g.and_another.match(text, end) if count == 1 else None
+        if pair is not None:
+            # "killing the driver and a paramedic": two people
+            count, end = 1 + _joined_count(g, pair), pair.end()
         out.append(CasualtyFigure(
-            start=base + match.start(), end=base + match.end(), text=match.group(0),
-            measure="killed" if how.startswith("kill") else "injured", low=1, high=1,
+            start=base + match.start(), end=base + end, text=text[match.start():end],
+            measure="killed" if how.startswith("kill") else "injured", low=count, high=count,
             qualifier="exact",
             population="children" if who in {"child", "boy", "girl"} else "people",
             subgroup=False, cumulative=False, rule="single-victim"))
@@ -724,7 +779,17 @@ def find_single_victims(text: str, lexicon: Lexicon, *, base: int = 0
             start=base + match.start(), end=base + match.end(), text=match.group(0),
             measure="killed", low=n, high=n, qualifier="exact", population="people",
             subgroup=False, cumulative=False, rule="bodies"))
+    for match in g.joined_pair.finditer(text):
+        how = match.group("how").lower()
+        out.append(CasualtyFigure(
+            start=base + match.start(), end=base + match.end(), text=match.group(0),
+            measure="killed" if how == "killed" else "injured", low=2, high=2,
+            qualifier="exact", population="people", subgroup=False, cumulative=False,
+            rule="single-victim"))
+    paired = [(f.start - base, f.end - base) for f in out if f.low == 2]
     for match in g.single_victim.finditer(text):
+        if any(a <= match.start() < b for a, b in paired):
+            continue
         how = match.group("how").lower()
         measure: Measure = "injured" if how in {"wounded", "injured", "hurt"} else "killed"
         who = match.group("who").lower()

@@ -5,6 +5,9 @@ retaliation for the attack" gives a motive, "explosions were heard" a sound, "Mo
 launch strikes" a fear, "killed" beside a missile strike the strike's toll. Two ordered rule
 tables decide, each rule named, with examples and counterexamples:
 
+- ``vocab/rules/military_actions.toml``, for each category word first: a military action
+  or an alert told with no harm to civilians ("troops were encircled", "forces fled", "the
+  town was captured by troops", "sirens warned of missile strikes") is ``not_harm``;
 - ``vocab/rules/category_filters.toml``, for each category word: ``harm`` or ``not_harm``;
 - ``vocab/rules/sentence_categories.toml``, for each category the words left give the
   sentence (and an explosive attack an explosive weapon gives without a harm word): the
@@ -35,6 +38,7 @@ from casebuilder.model.lexicon import Lexicon
 #: The outcomes of both tables.
 OUTCOMES = ("harm", "not_harm")
 WORD_TABLE = "category_filters"
+MILITARY_TABLE = "military_actions"
 SENTENCE_TABLE = "sentence_categories"
 #: The category of attacks with explosive weapons (a weapon named as used makes one).
 EXPLOSIVE = "explosive_attack"
@@ -156,6 +160,93 @@ def _person_follows(c: WordContext, wanted: bool) -> bool:
     return c.sentence.words.person_follows(c.sentence.tokens, c.match) is wanted
 
 
+def _military_patient(c: WordContext, wanted: bool) -> bool:
+    """Military people or their supply lines undergo the word: named in the four tokens after
+    it, before any "by" ("encirclement of the garrison", "cut off the land bridge"; not
+    "encircled by Russian forces"), or before it in its clause
+    when a passive or a word of undergoing stands just before ("troops were encircled",
+    "units face encirclement")."""
+    lexicon, tokens, match = c.sentence.lexicon, c.sentence.tokens, c.match
+    military = lexicon.words("military_people")
+    supply = frozenset(lexicon.phrases("military_supply"))
+    after = _clause_after(c, 4)
+    if "by" in after:  # "encircled by Russian forces": who acts, not who undergoes it
+        after = after[: after.index("by")]
+    found = not military.isdisjoint(after) or _has_phrase(after, supply)
+    if not found:
+        near = [t.lower for t in tokens[max(0, match.first - 2) : match.first]]
+        undergoing = lexicon.words("passive_auxiliaries") | lexicon.words("undergoing_words")
+        found = any(w in undergoing for w in near) and not military.isdisjoint(
+            c.clause_before)
+    return found is wanted
+
+
+def _military_subject(c: WordContext, wanted: bool) -> bool:
+    lexicon = c.sentence.lexicon
+    found = not lexicon.words("military_people").isdisjoint(c.clause_before) and \
+        not _people_named(lexicon, c.clause_before)
+    return found is wanted
+
+
+def _person_in_clause_before(c: WordContext, wanted: bool) -> bool:
+    return _people_named(c.sentence.lexicon, c.clause_before) is wanted
+
+
+def _military_agent_after(c: WordContext, wanted: bool) -> bool:
+    """"captured by Russian troops": 'by' in the two tokens after the word, then a word of
+    military people within three more."""
+    after = _clause_after(c, 5)
+    military = c.sentence.lexicon.words("military_people")
+    found = "by" in after[:2] and not military.isdisjoint(after[after.index("by") + 1 :][:3])
+    return found is wanted
+
+
+def _phrase_in_sentence(c: WordContext, phrases: frozenset[str]) -> bool:
+    return _has_phrase([t.lower for t in c.sentence.tokens], phrases)
+
+
+def _harm_besides_military(c: WordContext, wanted: bool) -> bool:
+    measures = c.sentence.lexicon.words("harm_measures")
+    found = any(f.measure in measures and (f.low or 0) > 0 and f.population != "military"
+                for f in c.sentence.figures)
+    return found is wanted
+
+
+def _combatants_only(c: WordContext, wanted: bool) -> bool:
+    """Figures of people killed are given (a bound above none, "up to 200" too), and all of
+    them count the military."""
+    killed = [f for f in c.sentence.figures
+              if f.measure == "killed" and max(f.low or 0, f.high or 0) > 0]
+    found = bool(killed) and all(f.population == "military" for f in killed)
+    return found is wanted
+
+
+def _civilians_named(c: WordContext, wanted: bool) -> bool:
+    found = not c.sentence.lowered.isdisjoint(c.sentence.lexicon.words("civilian_words"))
+    return found is wanted
+
+
+def _clause_after(c: WordContext, reach: int) -> list[str]:
+    """Up to ``reach`` words after the word, not reaching past a clause stop."""
+    stops = c.sentence.lexicon.words("clause_stops")
+    words: list[str] = []
+    for token in c.sentence.tokens[c.match.last : c.match.last + reach]:
+        if token.lower in stops:
+            break
+        words.append(token.lower)
+    return words
+
+
+def _has_phrase(words: Sequence[str], phrases: frozenset[str]) -> bool:
+    padded = f" {' '.join(words)} "
+    return any(f" {phrase} " in padded for phrase in phrases)
+
+
+def _people_named(lexicon: Lexicon, words: frozenset[str]) -> bool:
+    people = lexicon.words("civilian_words") | lexicon.words("person_words")
+    return not people.isdisjoint(words)
+
+
 def _all_weak(c: CategoryContext, wanted: bool) -> bool:
     return all(c.sentence.words.weak(m) for m in c.matches) is wanted
 
@@ -213,6 +304,31 @@ WORD_PREDICATES: dict[str, Predicate[WordContext]] = {p.name: p for p in (
               "clause", "words", _clause_before),
 )}
 
+#: The military-action table reads what the word table reads, and more.
+MILITARY_PREDICATES: dict[str, Predicate[WordContext]] = {**WORD_PREDICATES, **{
+    p.name: p for p in (
+        Predicate("phrase_in_sentence", "one of these phrases is in the sentence", "phrases",
+                  _phrase_in_sentence),
+        Predicate("military_patient", "military people or their supply lines undergo the word "
+                  "(@military_people, @military_supply in the four words after it; or before it "
+                  "in its clause, with a passive or one of @undergoing_words just before)", "bool",
+                  _military_patient),
+        Predicate("military_subject", "a word of @military_people is in the six words before, "
+                  "within the clause, and no civilian or person word is", "bool",
+                  _military_subject),
+        Predicate("person_in_clause_before", "a civilian or person word is in the six words "
+                  "before, within the clause", "bool", _person_in_clause_before),
+        Predicate("military_agent_after", "'by' in the two words after, then a word of "
+                  "@military_people ('captured by Russian troops')", "bool",
+                  _military_agent_after),
+        Predicate("harm_besides_military", "a figure says someone not of the military was "
+                  "killed, injured or hurt", "bool", _harm_besides_military),
+        Predicate("combatants_only", "figures of people killed are given (an upper bound "
+                  "is enough), and all of them count the military", "bool", _combatants_only),
+        Predicate("civilians_named", "a civilian word is in the sentence (@civilian_words)",
+                  "bool", _civilians_named),
+)}}
+
 SENTENCE_PREDICATES: dict[str, Predicate[CategoryContext]] = {p.name: p for p in (
     Predicate("category", "the category is one of", "words",
               lambda c, words: c.category in words),
@@ -249,6 +365,8 @@ SENTENCE_PREDICATES: dict[str, Predicate[CategoryContext]] = {p.name: p for p in
 def load_harm_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     rules = vocabulary.directory / "rules"
     return {
+        MILITARY_TABLE: load_rule_table(rules / f"{MILITARY_TABLE}.toml", MILITARY_PREDICATES,
+                                        OUTCOMES, vocabulary.lexicon),
         WORD_TABLE: load_rule_table(rules / f"{WORD_TABLE}.toml", WORD_PREDICATES, OUTCOMES,
                                     vocabulary.lexicon),
         SENTENCE_TABLE: load_rule_table(rules / f"{SENTENCE_TABLE}.toml", SENTENCE_PREDICATES,
@@ -298,13 +416,23 @@ class HarmWords:
         signals = SentenceSignals.of(tokens, weapons, targets, figures,
                                      self.find(tokens) if matches is None else matches, self)
         set_aside = [] if not_taken is None else not_taken
-        for match in signals.matches:
-            decision = reading.decide(WORD_TABLE, WordContext.of(signals, match), match.start,
-                                      match.end)
+        # A military action or an alert first: a word it sets aside ("forces fled") lends
+        # no strength to the other words of the sentence.
+        military = [(match, reading.decide(MILITARY_TABLE, WordContext.of(signals, match),
+                                           match.start, match.end))
+                    for match in signals.matches]
+        signals.strong = frozenset(m.payload for m, d in military
+                                   if d.outcome == "harm" and not self.weak(m))
+        for match, decision in military:
+            table = MILITARY_TABLE
+            if decision.outcome == "harm":
+                table = WORD_TABLE
+                decision = reading.decide(WORD_TABLE, WordContext.of(signals, match),
+                                          match.start, match.end)
             if decision.outcome == "harm":
                 signals.kept.setdefault(match.payload, []).append(match)
             else:
-                set_aside.append(_category_set_aside(WORD_TABLE, decision.rule, match))
+                set_aside.append(_category_set_aside(table, decision.rule, match))
         candidates = [CategoryContext(signals, category, kept)
                       for category, kept in signals.kept.items()]
         if signals.explosive and EXPLOSIVE not in signals.kept:

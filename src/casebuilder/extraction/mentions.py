@@ -344,8 +344,10 @@ class MentionExtractor:
                   if not any(f.measure == g.measure for g in figures)]
         figures += fields
         if not any(f.measure == "killed" for f in figures):
-            figures += find_single_victims(sentence.text, self.vocabulary.lexicon,
-                                           base=sentence.start)
+            # a victim counted already ("a man and a woman were wounded") is not one more
+            figures += [v for v in find_single_victims(sentence.text, self.vocabulary.lexicon,
+                                                       base=sentence.start)
+                        if not any(f.start < v.end and v.start < f.end for f in figures)]
         if not figures:
             return figures
         decision = reading.decide(TOTAL_TABLE, FiguresContext(sentence), sentence.start,

@@ -258,7 +258,7 @@ FIGURE_RELIABILITY = {"monitoring_mission": 0, "official": 1, "journalist": 1, "
 def best_figure(incident: Incident, measure: str) -> Figure | None:
     """The current best figure: the latest report, and among figures reported at that same
     time, the one from the most reliable kind of source; a figure the text itself calls an
-    earlier report is never the current one.
+    earlier report is never the current one, nor is a count of the military.
 
     Tolls rise as bodies are found, so the latest figure is usually the most complete; a
     figure given alongside it by a less reliable source does not replace it.
@@ -268,8 +268,10 @@ def best_figure(incident: Incident, measure: str) -> Figure | None:
         return Figure(measure, value.get("low"), value.get("high"), "analyst",
                       str(value.get("text", "")), "analyst", "analyst", "stated", "", "",
                       ("9999", 0), False, -1)
+    # combatants a belligerent says it killed ("destroyed up to 200 militants") are kept as
+    # claims, but no count of the military is an attack's toll of civilian harm
     usable = [f for f in figures(incident, measure) if not f.earlier_report and
-              f.evidentiality != "denied" and not f.coarse]
+              f.evidentiality != "denied" and not f.coarse and f.population != "military"]
     # A toll given jointly for several places is the best figure only when no source gives
     # this place its own: "three killed in Kramatorsk and Sloviansk" is not three in each.
     candidates = [f for f in usable if not f.shared_by] or usable
