@@ -27,7 +27,13 @@ from typing import Any
 
 from casebuilder.extraction.assembly import MentionAssembler, load_assembly_tables
 from casebuilder.extraction.attribution import Attribution, Attributor
-from casebuilder.extraction.claims import Claim, IncidentMention, Provenance, SourceText
+from casebuilder.extraction.claims import (
+    NOT_TAKEN,
+    Claim,
+    IncidentMention,
+    Provenance,
+    SourceText,
+)
 from casebuilder.extraction.dates import DateMention, DateResolver
 from casebuilder.extraction.facts import NotTaken, SentenceFacts, is_situation
 from casebuilder.extraction.figures import (
@@ -38,6 +44,13 @@ from casebuilder.extraction.figures import (
 )
 from casebuilder.extraction.harm_words import HarmWords, load_harm_tables
 from casebuilder.extraction.mention_claims import ClaimWriter, load_mention_value_table
+from casebuilder.extraction.page_segments import (
+    SEGMENT_TABLE,
+    PageReader,
+    Segment,
+    breaks,
+    load_segment_table,
+)
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
 from casebuilder.extraction.place_roles import (
     PlaceContext,
@@ -72,7 +85,7 @@ def load_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     """Every rule table of mention extraction, by name."""
     return {PLACE_ROLE_TABLE: load_place_roles(vocabulary), **load_harm_tables(vocabulary),
             **load_value_tables(vocabulary), **load_mention_value_table(vocabulary),
-            **load_assembly_tables(vocabulary)}
+            **load_assembly_tables(vocabulary), **load_segment_table(vocabulary)}
 
 
 class MentionExtractor:
@@ -100,6 +113,7 @@ class MentionExtractor:
             analyser, [(f, p.key) for p in v.parties.values() for f in p.forces])
         self.writer = ClaimWriter(analyser, vocabulary, self.harm)
         self.assembler = MentionAssembler(vocabulary, gazetteer, self.writer)
+        self.page = PageReader(vocabulary)
         #: The rule tables a reading uses unless told otherwise (see :meth:`read`).
         self.tables: RuleTables = load_tables(vocabulary)
 
@@ -111,13 +125,22 @@ class MentionExtractor:
         """Read one document: its mentions, and everything decided on the way. ``tables``
         replaces the rule tables (the rule tests switch rules off this way)."""
         reading = DocumentReading(source, self.tables if tables is None else tables)
-        sentences = self.analyser.sentences(source.text)
         toponyms = self.gazetteer.find_toponyms(source.text)
+        reading.segments = self._segments(toponyms, reading)
+        sentences = self.analyser.sentences(source.text, breaks(reading.segments))
         resolved = self._resolve_places(toponyms, reading)
         attributor = Attributor(self.analyser, self.vocabulary, source.outlet)
         facts: list[SentenceFacts] = []
+        kept_out: list[tuple[SentenceFacts, Segment]] = []
         previous: SentenceFacts | None = None
+        kinds = self.lexicon.words("kept_out_segments")
         for sentence in sentences:
+            segment = reading.segment_at(sentence.start, sentence.end)
+            if segment is not None and segment.kind in kinds:
+                # a caption, a teaser, a byline: read for the trace only, by nobody's account
+                kept_out.append((self._sentence_facts(sentence, _outlet(source), resolved,
+                                                      reading), segment))
+                continue
             attribution, qualifies_previous = attributor.attribute(sentence)
             if qualifies_previous and previous is not None:
                 target = previous
@@ -131,7 +154,7 @@ class MentionExtractor:
             fact.qualifies_previous = qualifies_previous
             facts.append(fact)
             previous = fact
-        signed = attributor.signature(sentences[-1]) if sentences else None
+        signed = attributor.signature(facts[-1].sentence) if facts else None
         if signed is not None and not facts[-1].eventful:
             # a round-up signed by the governor: his account, not the channel's own
             for fact in facts:
@@ -142,11 +165,46 @@ class MentionExtractor:
         reading.title_place = self._place_in_title(source)
         mentions = self.assembler.assemble(facts, reading)
         self._cite_title_place(mentions, reading)
+        self._trace_kept_out(mentions, kept_out, reading)
         for mention in mentions:
             if mention.place is not None:
                 mention.undecided = reading.undecided.get(mention.place.gazetteer_id, ())
         reading.mentions = reading.traced_mentions(mentions)
         return reading
+
+    def _segments(self, toponyms: list[ToponymMention], reading: DocumentReading
+                  ) -> list[Segment]:
+        """The blocks of the page that are not running text (vocab/rules/page_segments.toml),
+        each decision kept in the trace."""
+        found = []
+        for context in self.page.contexts(reading.source.text, toponyms):
+            decision = reading.decide(SEGMENT_TABLE, context, context.start, context.end)
+            segment = self.page.segment(context, decision.outcome, decision.rule)
+            if segment is not None:
+                found.append(segment)
+        return found
+
+    @staticmethod
+    def _trace_kept_out(mentions: list[IncidentMention],
+                        kept_out: list[tuple[SentenceFacts, Segment]],
+                        reading: DocumentReading) -> None:
+        """What a caption, teaser or byline held, shown as not taken beside the mentions that
+        share a place with it (or else the document's first mention)."""
+        if not mentions:
+            return
+        for fact, segment in kept_out:
+            traces = _held(fact, segment)
+            if not traces:
+                continue
+            named = {p.gazetteer_id for _, p, _ in fact.places}
+            targets = [m for m in mentions if m.place is not None and
+                       m.place.gazetteer_id in named] or mentions[:1]
+            s = fact.sentence
+            for mention in targets:
+                reading.set_aside(mention, [
+                    Claim(NOT_TAKEN, t.value, Provenance(reading.source.item_id, t.start, t.end,
+                                                         s.text, s.start, s.end),
+                          fact.attribution, t.rule) for t in traces])
 
     def _place_in_title(self, source: SourceText) -> tuple[ToponymMention, Place] | None:
         """The settlement a headline names ("Uman: 23 dead after missile ..."). A report's
@@ -261,6 +319,17 @@ class MentionExtractor:
         dates = []
         for found in self.dates.find(sentence.text, reading.source.published,
                                      base=sentence.start):
+            segment = reading.segment_at(found.start, found.end)
+            if segment is not None and segment.kind == "dateline":
+                # "LVIV, June 3 (Reuters) -": the day the report was filed
+                if found.role != "report":
+                    not_taken.append(NotTaken.by(SEGMENT_TABLE, segment.rule, found.start,
+                                                 found.end, what="date",
+                                                 words=found.expression, iso=found.value.iso(),
+                                                 taken_as="report"))
+                    found = replace(found, role="report")
+                dates.append(found)
+                continue
             decision = reading.decide(DATE_TABLE, DateContext.of(sentence, found), found.start,
                                       found.end)
             if decision.outcome == "report" and found.role != "report":
@@ -290,6 +359,13 @@ class MentionExtractor:
                 continue
             decision = self.place_role(tokens, toponym, place, attribution, reading, people)
             table, rule, role = PLACE_ROLE_TABLE, decision.rule, decision.outcome
+            segment = reading.segment_at(toponym.start, toponym.end)
+            if segment is not None and segment.kind == "dateline" and role != "dateline":
+                # "Pokrovsk" alone on the first line, "Odesa (AP) —": where it was filed
+                not_taken.append(_place_set_aside(SEGMENT_TABLE, segment.rule, toponym, place,
+                                                  "dateline"))
+                roles.append((toponym, place, "dateline"))
+                continue
             if roles:
                 previous, _, previous_role = roles[-1]
                 listed = reading.decide(LIST_TABLE, ListContext.of(
@@ -337,3 +413,23 @@ def _place_set_aside(table: str, rule: str, toponym: ToponymMention, place: Plac
                        words=toponym.text, gazetteer_id=place.gazetteer_id, taken_as=role)
 
 
+def _outlet(source: SourceText) -> Attribution:
+    """The publishing outlet's own account (what a kept-out block is read as)."""
+    return Attribution(source.outlet or "the publishing outlet", "", "outlet", None, "",
+                       "stated")
+
+
+def _held(fact: SentenceFacts, segment: Segment) -> list[NotTaken]:
+    """The values of a kept-out block's sentence, each as not taken by the segment's rule."""
+    def by(start: int, end: int, **value: Any) -> NotTaken:
+        return NotTaken.by(SEGMENT_TABLE, segment.rule, start, end, taken_as=segment.kind,
+                           **value)
+    out = [by(m.start, m.end, what="category", words=m.phrase, category=category)
+           for category, matches in fact.categories.items() for m in matches[:1]]
+    out += [by(t.start, t.end, what="place", words=t.text, gazetteer_id=p.gazetteer_id)
+            for t, p, _ in fact.places]
+    out += [by(f.start, f.end, what="figure", words=f.text, measure=f.measure, low=f.low,
+               high=f.high) for f in fact.figures]
+    out += [by(d.start, d.end, what="date", words=d.expression, iso=d.value.iso())
+            for d in fact.dates]
+    return sorted(out, key=lambda n: n.start)

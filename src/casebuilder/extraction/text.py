@@ -10,7 +10,9 @@ extractor finds are offsets into the item's text exactly as stored.
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -59,10 +61,13 @@ class TextAnalyser:
             if not t.is_space
         ]
 
-    def sentences(self, text: str) -> list[Sentence]:
+    def sentences(self, text: str, breaks: Sequence[int] = ()) -> list[Sentence]:
+        """The sentences of ``text``; ``breaks`` are further offsets where a paragraph ends
+        (a heading or a caption on a line of its own, see
+        :mod:`~casebuilder.extraction.page_segments`)."""
         out: list[Sentence] = []
-        paragraphs = [(m.start(), m.group()) for m in _PARAGRAPH.finditer(text)
-                      if m.group().strip()]
+        paragraphs = [piece for m in _PARAGRAPH.finditer(text) if m.group().strip()
+                      for piece in _cut(m.start(), m.group(), breaks)]
         docs = self._nlp.pipe(p for _, p in paragraphs)
         for number, ((offset, _), doc) in enumerate(zip(paragraphs, docs, strict=True)):
             for sent in doc.sents:
@@ -77,3 +82,16 @@ class TextAnalyser:
                 start, end = tokens[0].start, tokens[-1].end
                 out.append(Sentence(len(out), number, start, end, text[start:end], tokens))
         return out
+
+
+def _cut(offset: int, paragraph: str, breaks: Sequence[int]) -> list[tuple[int, str]]:
+    """``paragraph`` (at ``offset``) cut at the ``breaks`` inside it, each piece stripped."""
+    end = offset + len(paragraph)
+    inside = breaks[bisect.bisect_right(breaks, offset) : bisect.bisect_left(breaks, end)]
+    pieces = []
+    for start, stop in zip([offset, *inside], [*inside, end], strict=True):
+        piece = paragraph[start - offset : stop - offset]
+        if piece.strip():
+            lead = len(piece) - len(piece.lstrip())
+            pieces.append((start + lead, piece.strip()))
+    return pieces
