@@ -26,14 +26,17 @@ def read(extractor: MentionExtractor, text: str, title: str = ""):
                                      published=PUBLISHED))
 
 
-PASTED_PAGE = """Drone hits a bus depot in Sumy
-Reuters
-31 May, 2023, 08:15 pm
-FILE PHOTO: Firefighters put out a fire at a warehouse hit by a missile in Kramatorsk, Donetsk region, May 2, 2022. Agency/Jane Doe
-A drone hit a bus depot in Sumy on Wednesday, killing two workers and wounding five, the regional governor said.
-Read more: Eleven killed as a missile hits a block of flats in Dnipro
-For the latest updates on the war, visit our live page.
-"""
+PASTED_PAGE = "\n".join([
+    "Drone hits a bus depot in Sumy",
+    "Reuters",
+    "31 May, 2023, 08:15 pm",
+    "FILE PHOTO: Firefighters put out a fire at a warehouse hit by a missile in Kramatorsk, "
+    "Donetsk region, May 2, 2022. Agency/Jane Doe",
+    "A drone hit a bus depot in Sumy on Wednesday, killing two workers and wounding five, "
+    "the regional governor said.",
+    "Read more: Eleven killed as a missile hits a block of flats in Dnipro",
+    "For the latest updates on the war, visit our live page.",
+    ""])
 
 
 def test_a_caption_and_a_teaser_make_no_incident_and_lend_no_figure(extractor):

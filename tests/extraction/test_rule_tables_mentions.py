@@ -23,7 +23,7 @@ TABLES = load_tables(VOCABULARY)
 CHECKED = ("category_filters", "sentence_categories", "count_dates", "running_totals",
            "place_names", "place_lists", "care_places", "mention_values", "places_of_speakers",
            "sentence_mentions",
-           "joins_the_focus", "page_segments")
+           "joins_the_focus", "page_segments", "round_ups")
 MARKED = re.compile(r"\[([^\]]+)\]")
 #: The day every example is taken to be published (a Thursday), so "on Saturday" has a date.
 PUBLISHED = date(2023, 6, 1)
@@ -111,7 +111,7 @@ EXTRACTION = Path(__file__).resolve().parents[2] / "src" / "casebuilder" / "extr
 MENTION_MODULES = ("mentions.py", "facts.py", "claims.py", "reading.py", "harm_words.py",
                    "value_roles.py",
                    "assembly.py", "mention_claims.py", "place_roles.py", "phrases.py",
-                   "page_segments.py")
+                   "page_segments.py", "round_ups.py")
 
 
 def word_lists(path: Path) -> list[str]:
@@ -132,7 +132,8 @@ def word_lists(path: Path) -> list[str]:
 def test_mention_modules_keep_their_words_in_the_lexicon():
     allowed = {"ROLES", "OUTCOMES", "DESTINATIONS_OUTCOMES", "JOINING_OUTCOMES", "DATE_OUTCOMES",
                "TOTAL_OUTCOMES", "NAME_OUTCOMES", "LIST_OUTCOMES", "CARE_OUTCOMES",
-               "VALUE_OUTCOMES", "SPEAKING_OUTCOMES", "SEGMENT_OUTCOMES", "__all__"}
+               "VALUE_OUTCOMES", "SPEAKING_OUTCOMES", "SEGMENT_OUTCOMES",
+               "ROUND_UP_OUTCOMES", "__all__"}
     found = []
     for name in MENTION_MODULES:
         tree = ast.parse((EXTRACTION / name).read_text())

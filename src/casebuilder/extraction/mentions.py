@@ -58,6 +58,7 @@ from casebuilder.extraction.place_roles import (
     load_place_roles,
 )
 from casebuilder.extraction.reading import DocumentReading, RuleTables
+from casebuilder.extraction.round_ups import ROUND_UP_TABLE, RoundUpContext, load_round_up_table
 from casebuilder.extraction.rules import Decision, RuleTable
 from casebuilder.extraction.text import Sentence, TextAnalyser, Token
 from casebuilder.extraction.value_roles import (
@@ -85,7 +86,8 @@ def load_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     """Every rule table of mention extraction, by name."""
     return {PLACE_ROLE_TABLE: load_place_roles(vocabulary), **load_harm_tables(vocabulary),
             **load_value_tables(vocabulary), **load_mention_value_table(vocabulary),
-            **load_assembly_tables(vocabulary), **load_segment_table(vocabulary)}
+            **load_assembly_tables(vocabulary), **load_segment_table(vocabulary),
+            **load_round_up_table(vocabulary)}
 
 
 class MentionExtractor:
@@ -166,6 +168,7 @@ class MentionExtractor:
         mentions = self.assembler.assemble(facts, reading)
         self._cite_title_place(mentions, reading)
         self._trace_kept_out(mentions, kept_out, reading)
+        self._trace_round_ups(mentions, facts, reading)
         for mention in mentions:
             if mention.place is not None:
                 mention.undecided = reading.undecided.get(mention.place.gazetteer_id, ())
@@ -205,6 +208,25 @@ class MentionExtractor:
                     Claim(NOT_TAKEN, t.value, Provenance(reading.source.item_id, t.start, t.end,
                                                          s.text, s.start, s.end),
                           fact.attribution, t.rule) for t in traces])
+
+    @staticmethod
+    def _trace_round_ups(mentions: list[IncidentMention], facts: list[SentenceFacts],
+                         reading: DocumentReading) -> None:
+        """A round-up that joined no mention shows what it set aside beside the mention told
+        before it (or else the first)."""
+        prefix = f"{ROUND_UP_TABLE}/"
+        for fact in facts:
+            traces = [n for n in fact.not_taken if n.rule.startswith(prefix)]
+            s = fact.sentence
+            if not traces or not mentions or any(
+                    c.provenance.sentence_start == s.start for m in mentions for c in m.claims):
+                continue
+            before = [m for m in mentions if m.first_sentence < s.index]
+            mention = before[-1] if before else mentions[0]
+            reading.set_aside(mention, [
+                Claim(NOT_TAKEN, t.value, Provenance(reading.source.item_id, t.start, t.end,
+                                                     s.text, s.start, s.end),
+                      fact.attribution, t.rule) for t in traces])
 
     def _place_in_title(self, source: SourceText) -> tuple[ToponymMention, Place] | None:
         """The settlement a headline names ("Uman: 23 dead after missile ..."). A report's
@@ -283,6 +305,10 @@ class MentionExtractor:
                                              matches, not_taken)
         roles = self._place_roles(sentence, tokens, places, weapons, attribution, people,
                                   reading, not_taken)
+        if self._round_up(RoundUpContext(sentence, roles, figures, targets), reading,
+                          categories, not_taken):
+            roles = [(t, p, "round_up" if role == "event" else role) for t, p, role in roles]
+            categories = {}
         cues = bool(self._cues.find(tokens))
         return SentenceFacts(sentence, attribution, categories, weapons, targets,
                              self._actors.find(tokens), figures, dates, roles,
@@ -388,6 +414,27 @@ class MentionExtractor:
                                   government=capital_as_government(tokens, toponym,
                                                                    self.vocabulary))
         return reading.decide(PLACE_ROLE_TABLE, context, toponym.start, toponym.end)
+
+    @staticmethod
+    def _round_up(context: RoundUpContext, reading: DocumentReading,
+                  categories: dict[str, list[PhraseMatch[str]]], not_taken: list[NotTaken]
+                  ) -> bool:
+        """"Other regions, including Poltava and Sumy, were also targeted": a list of places
+        with no harm of their own (vocab/rules/round_ups.toml); its places and harm words
+        are set aside."""
+        if context.event_places() < 2:
+            return False
+        s = context.sentence
+        decision = reading.decide(ROUND_UP_TABLE, context, s.start, s.end)
+        if decision.outcome != "round_up":
+            return False
+        not_taken += [_place_set_aside(ROUND_UP_TABLE, decision.rule, t, p, "round_up")
+                      for t, p, role in context.places if role == "event"]
+        not_taken += [NotTaken.by(ROUND_UP_TABLE, decision.rule, m.start, m.end,
+                                  what="category", words=m.phrase, category=category,
+                                  taken_as="round_up")
+                      for category, matches in categories.items() for m in matches[:1]]
+        return True
 
     def _targets_hit(self, tokens: list[Token], reading: DocumentReading,
                      not_taken: list[NotTaken]) -> list[PhraseMatch[str]]:
