@@ -144,6 +144,8 @@ class MentionExtractor:
                                                       reading), segment))
                 continue
             attribution, qualifies_previous = attributor.attribute(sentence)
+            if attributor.sources_previous:
+                _source_the_sentences_before(facts, sentence, attribution)
             if qualifies_previous and previous is not None:
                 target = previous
                 party = attributor.qualified_party
@@ -480,3 +482,18 @@ def _held(fact: SentenceFacts, segment: Segment) -> list[NotTaken]:
     out += [by(d.start, d.end, what="date", words=d.expression, iso=d.value.iso())
             for d in fact.dates]
     return sorted(out, key=lambda n: n.start)
+
+
+def _source_the_sentences_before(facts: list[SentenceFacts], sentence: Sentence,
+                                 attribution: Attribution) -> None:
+    """"This was reported by the mayor X" after a paragraph the outlet told in its own voice:
+    X is the source of that paragraph's sentences (up to three, back to one with a source of
+    its own)."""
+    for fact in reversed(facts[-3:]):
+        if fact.attribution.kind != "outlet" or \
+                sentence.paragraph - fact.sentence.paragraph > 1:
+            break
+        fact.attribution = replace(attribution, qualifiers=fact.attribution.qualifiers,
+                                   evidentiality=attribution.evidentiality
+                                   if "unverified" not in fact.attribution.qualifiers
+                                   else fact.attribution.evidentiality)

@@ -70,6 +70,7 @@ class TextAnalyser:
                       for piece in _cut(m.start(), m.group(), breaks)]
         docs = self._nlp.pipe(p for _, p in paragraphs)
         for number, ((offset, _), doc) in enumerate(zip(paragraphs, docs, strict=True)):
+            pieces: list[tuple[Token, ...]] = []
             for sent in doc.sents:
                 tokens = tuple(
                     Token(offset + t.idx, offset + t.idx + len(t.text), t.text, t.text.lower(),
@@ -79,6 +80,12 @@ class TextAnalyser:
                 )
                 if not tokens:
                     continue
+                if pieces and _inside_a_word(text, pieces[-1][-1].end, tokens[0].start):
+                    # "According to Censor.NET, ...": no sentence ends inside a word
+                    pieces[-1] = pieces[-1] + tokens
+                else:
+                    pieces.append(tokens)
+            for tokens in pieces:
                 start, end = tokens[0].start, tokens[-1].end
                 out.append(Sentence(len(out), number, start, end, text[start:end], tokens))
         return out
@@ -95,3 +102,9 @@ def _cut(offset: int, paragraph: str, breaks: Sequence[int]) -> list[tuple[int, 
             lead = len(piece) - len(piece.lstrip())
             pieces.append((start + lead, piece.strip()))
     return pieces
+
+
+def _inside_a_word(text: str, end: int, start: int) -> bool:
+    """A full stop with a letter or digit at once on both sides ("Censor.NET")."""
+    return end == start and end >= 2 and text[end - 1] == "." and \
+        text[end - 2].isalnum() and text[start : start + 1].isalnum()
