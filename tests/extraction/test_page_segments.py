@@ -120,3 +120,28 @@ def test_a_plain_report_has_no_segments(extractor):
     text = ("A missile struck a school in Kharkiv on Monday, killing two teachers, the "
             "governor said.\n\nRescuers searched the rubble for hours.")
     assert read(extractor, text).segments == []
+
+
+SAVED_PAGE = """<!doctype html><html lang="en"><head><title>Drone hits a bus depot</title></head>
+<body><nav><a href="/">Home</a> <a href="/world">World</a></nav>
+<article><h1>Drone hits a bus depot in Sumy</h1><p class="byline">By Jane Doe</p>
+<figure><img src="depot.jpg"><figcaption>Firefighters at a warehouse hit by a missile in
+Kramatorsk, May 2, 2022. Photo: Agency</figcaption></figure>
+<p>A drone hit a bus depot in Sumy on Wednesday, killing two workers and wounding five, the
+regional governor said.</p>
+<p>Read more: Eleven killed as a missile hits a block of flats in Dnipro</p>
+<p>Rescuers worked at the depot through the night, the governor said on Telegram.</p>
+<aside><h3>Related</h3><ul><li><a href="/a">Three killed in a strike on a Kherson
+market</a></li></ul></aside></article><footer>Subscribe to our newsletter</footer>
+</body></html>"""
+
+
+def test_a_saved_page_keeps_its_furniture_out_whichever_way_its_text_was_made(extractor):
+    from casebuilder.intake.handlers.html import html_to_text, main_text
+
+    for text in (main_text(SAVED_PAGE), html_to_text(SAVED_PAGE)):
+        assert text is not None
+        reading = read(extractor, text)
+        assert [m.place.name for m in reading.mentions if m.place is not None] == ["Sumy"]
+        (sumy,) = reading.mentions
+        assert {c.value["low"] for c in sumy.claims if c.kind == "killed"} == {2}

@@ -182,8 +182,11 @@ class MentionExtractor:
         """The blocks of the page that are not running text (vocab/rules/page_segments.toml),
         each decision kept in the trace."""
         found = []
+        previous = ""
         for context in self.page.contexts(reading.source.text, toponyms):
+            context.previous_rule = previous
             decision = reading.decide(SEGMENT_TABLE, context, context.start, context.end)
+            previous = decision.rule
             segment = self.page.segment(context, decision.outcome, decision.rule)
             if segment is not None:
                 found.append(segment)

@@ -71,6 +71,8 @@ class BlockContext:
     words: list[str]  # its words, lower-case, without the punctuation around them
     place_spans: list[tuple[int, int]]  # place names in it (offsets into the text)
     lexicon: Lexicon
+    #: The rule that decided the block before (set as the blocks are decided in order).
+    previous_rule: str = ""
 
     @property
     def ends_sentence(self) -> bool:
@@ -133,6 +135,8 @@ PREDICATES: dict[str, Predicate[BlockContext]] = {p.name: p for p in (
     Predicate("hard_wrapped", "the text is hard-wrapped (short lines that run on), so a "
               "block is a paragraph", "bool", _flag(lambda c: c.wrapped)),
     Predicate("last_block", "no block follows it", "bool", _flag(lambda c: c.last)),
+    Predicate("previous_rule", "the block before was decided by one of these rules", "words",
+              lambda c, rules: c.previous_rule in rules),
 )}
 
 
