@@ -67,3 +67,11 @@ def test_no_sentence_ends_inside_a_web_address():
     text = "According to Newsdesk.NET, two people died. The mayor said so."
     assert [s.text for s in analyser.sentences(text)] == [
         "According to Newsdesk.NET, two people died.", "The mayor said so."]
+
+
+@pytest.mark.parametrize("dateline", ["#Sumy", "SUMY:", "SUMY, May 31 (Reuters) -"])
+def test_a_dateline_is_not_glued_to_the_speaker(extractor, dateline):
+    text = (f"{dateline} Regional governor Ivan Petrenko said shelling killed a man in "
+            "Okhtyrka on Wednesday.")
+    found = speakers(extractor, text)
+    assert found["killed"] == {"Regional governor Ivan Petrenko"}

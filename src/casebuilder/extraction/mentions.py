@@ -143,7 +143,8 @@ class MentionExtractor:
                 kept_out.append((self._sentence_facts(sentence, _outlet(source), resolved,
                                                       reading), segment))
                 continue
-            attribution, qualifies_previous = attributor.attribute(sentence)
+            attribution, qualifies_previous = attributor.attribute(
+                _past_dateline(sentence, reading))
             if attributor.sources_previous:
                 _source_the_sentences_before(facts, sentence, attribution)
             if qualifies_previous and previous is not None:
@@ -500,3 +501,18 @@ def _source_the_sentences_before(facts: list[SentenceFacts], sentence: Sentence,
                                    evidentiality=attribution.evidentiality
                                    if "unverified" not in fact.attribution.qualifiers
                                    else fact.attribution.evidentiality)
+
+
+def _past_dateline(sentence: Sentence, reading: DocumentReading) -> Sentence:
+    """The sentence without the dateline it opens with ("#Sumy", "KHARKIV:"), so that no
+    speaker's name takes the dateline's words."""
+    first = sentence.tokens[0]
+    segment = reading.segment_at(first.start, first.end)
+    if segment is None or segment.kind != "dateline" or segment.whole:
+        return sentence
+    tokens = tuple(t for t in sentence.tokens if t.start >= segment.end)
+    if not tokens:
+        return sentence
+    start, end = tokens[0].start, tokens[-1].end
+    text = sentence.text[start - sentence.start : end - sentence.start]
+    return Sentence(sentence.index, sentence.paragraph, start, end, text, tokens)
