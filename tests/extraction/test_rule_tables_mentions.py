@@ -24,7 +24,7 @@ CHECKED = ("category_filters", "sentence_categories", "count_dates", "running_to
            "place_names", "place_lists", "care_places", "mention_values", "places_of_speakers",
            "sentence_mentions",
            "military_actions",
-           "joins_the_focus", "occupation_dates")
+           "joins_the_focus", "occupation_dates", "page_segments", "round_ups")
 MARKED = re.compile(r"\[([^\]]+)\]")
 #: The day every example is taken to be published (a Thursday), so "on Saturday" has a date.
 PUBLISHED = date(2023, 6, 1)
@@ -112,7 +112,7 @@ EXTRACTION = Path(__file__).resolve().parents[2] / "src" / "casebuilder" / "extr
 MENTION_MODULES = ("mentions.py", "facts.py", "claims.py", "reading.py", "harm_words.py",
                    "value_roles.py",
                    "assembly.py", "mention_claims.py", "place_roles.py", "phrases.py",
-                   "occupation.py")
+                   "occupation.py", "page_segments.py", "round_ups.py")
 
 
 def word_lists(path: Path) -> list[str]:
@@ -133,7 +133,8 @@ def word_lists(path: Path) -> list[str]:
 def test_mention_modules_keep_their_words_in_the_lexicon():
     allowed = {"ROLES", "OUTCOMES", "DESTINATIONS_OUTCOMES", "JOINING_OUTCOMES", "DATE_OUTCOMES",
                "TOTAL_OUTCOMES", "NAME_OUTCOMES", "LIST_OUTCOMES", "CARE_OUTCOMES",
-               "VALUE_OUTCOMES", "SPEAKING_OUTCOMES", "OCCUPATION_OUTCOMES", "__all__"}
+               "VALUE_OUTCOMES", "SPEAKING_OUTCOMES", "OCCUPATION_OUTCOMES", "SEGMENT_OUTCOMES",
+               "ROUND_UP_OUTCOMES", "__all__"}
     found = []
     for name in MENTION_MODULES:
         tree = ast.parse((EXTRACTION / name).read_text())

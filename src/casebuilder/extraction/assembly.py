@@ -465,8 +465,7 @@ class Assembly:
     def _regional_centre_named(self, fact: SentenceFacts) -> Placed | None:
         """"The Kharkiv regional governor said ... strikes on the city": the regional
         capital."""
-        if not fact.eventful or not self.lexicon.words("city_words") & set(
-                fact.sentence.words()):
+        if not fact.eventful or not self._definite_city(fact):
             return None
         roles = self.lexicon.words("centre_roles")
         for toponym, place, role in fact.places:
@@ -475,6 +474,15 @@ class Assembly:
                 if centre is not None:
                     return toponym.text, centre
         return None
+
+    def _definite_city(self, fact: SentenceFacts) -> bool:
+        """"the city", "the capital": not "a city in the Kursk region", which is some city
+        of the region, not its centre."""
+        words = fact.sentence.words()
+        cities = self.lexicon.words("city_words")
+        indefinite = self.lexicon.words("indefinite_words")
+        return any(w in cities and not (i and words[i - 1] in indefinite)
+                   for i, w in enumerate(words))
 
     def besieged_city(self, fact: SentenceFacts) -> Placed | None:
         """"the besieged city" with no name: the place of the latest siege in the document."""

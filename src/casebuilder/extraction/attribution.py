@@ -211,6 +211,9 @@ class Attributor:
         self._quote: tuple[Attribution, int, int] | None = None
         #: The party a stand-alone "could not be verified" sentence names, if any.
         self.qualified_party: str | None = None
+        #: The sentence just attributed names, after them, the source of the sentences before
+        #: it ("This was reported by the mayor X", "X reported this on Monday").
+        self.sources_previous = False
         #: Every speaker-table decision of the document, with the words it was about.
         self.trace: list[Traced] = []
         self._refused: list[Refusal] = []
@@ -223,8 +226,13 @@ class Attributor:
         self._refused = []
         phrases = self._phrases.find(tokens)
         phrase_kinds = {m.payload for m in phrases}
-        found = self._speaker_before_verb(sentence) or self._speaker_after_verb(sentence) or \
-            self._according_to(sentence)
+        named_after = self._reported_by(sentence)
+        found = named_after or self._speaker_before_verb(sentence) or \
+            self._speaker_after_verb(sentence) or self._according_to(sentence)
+        self.sources_previous = named_after is not None or (
+            found is not None and len(tokens) <= 25 and bool(
+                self.vocabulary.lexicon.pattern("reports_previous_active").search(
+                    sentence.text)))
         quoted = self._quotation(sentence, found)
         if found is None and quoted is not None:
             attribution = replace(quoted, rules=(*quoted.rules, QUOTATION_CONTINUED),
@@ -330,6 +338,27 @@ class Attributor:
                 return self._make(sentence, after, role, match.phrase, "stated",
                                   ("according-to",))
         return None
+
+    def _reported_by(self, sentence: Sentence) -> Attribution | None:
+        """"This was reported by the mayor X", "This was announced on Facebook by X": the
+        speaker after "by" in a sentence that names the source of the ones before it."""
+        if not self.vocabulary.lexicon.pattern("reported_by_opening").search(sentence.text):
+            return None
+        tokens = list(sentence.tokens)
+        verb = next((t for t in tokens if t.lower in self.vocabulary.speech_verbs), None)
+        by = next((i for i, t in enumerate(tokens) if t.lower == "by" and verb is not None
+                   and t.start > verb.start), None)
+        if by is None or verb is None:
+            return None
+        phrase = clean(phrase_after(tokens, by + 1, self.words), self.words)
+        judged = self._judge(phrase, after_verb=True)
+        if not phrase or judged.outcome != "speaker":
+            if phrase:
+                self._refuse(self.rules.phrases, judged, phrase)
+            return None
+        evidentiality = self.vocabulary.evidentiality_verbs.get(verb.lower, "stated")
+        return self._make(sentence, phrase, [], verb.lower, evidentiality,
+                          ("reported-by", f"speaker_phrases:{judged.rule}"))
 
     def _speaker_before_verb(self, sentence: Sentence) -> Attribution | None:
         """"X said": a reporting verb the speaker_cues table lets through, and the speaker

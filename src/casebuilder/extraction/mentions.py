@@ -29,7 +29,13 @@ from typing import Any
 
 from casebuilder.extraction.assembly import MentionAssembler, load_assembly_tables
 from casebuilder.extraction.attribution import Attribution, Attributor
-from casebuilder.extraction.claims import Claim, IncidentMention, Provenance, SourceText
+from casebuilder.extraction.claims import (
+    NOT_TAKEN,
+    Claim,
+    IncidentMention,
+    Provenance,
+    SourceText,
+)
 from casebuilder.extraction.date_roles import PASSING
 from casebuilder.extraction.dates import DateMention, DateResolver, DateTrace, TimeOfDay
 from casebuilder.extraction.facts import NotTaken, SentenceFacts, is_situation
@@ -42,6 +48,13 @@ from casebuilder.extraction.figures import (
 from casebuilder.extraction.harm_words import HarmWords, load_harm_tables
 from casebuilder.extraction.mention_claims import ClaimWriter, load_mention_value_table
 from casebuilder.extraction.occupation import OccupationDating, load_occupation_table
+from casebuilder.extraction.page_segments import (
+    SEGMENT_TABLE,
+    PageReader,
+    Segment,
+    breaks,
+    load_segment_table,
+)
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
 from casebuilder.extraction.place_roles import (
     PlaceContext,
@@ -49,6 +62,7 @@ from casebuilder.extraction.place_roles import (
     load_place_roles,
 )
 from casebuilder.extraction.reading import DocumentReading, ReportTime, RuleTables
+from casebuilder.extraction.round_ups import ROUND_UP_TABLE, RoundUpContext, load_round_up_table
 from casebuilder.extraction.rules import Decision, RuleTable
 from casebuilder.extraction.text import SECTION_CHARS, Sentence, TextAnalyser, Token, sections
 from casebuilder.extraction.value_roles import (
@@ -67,10 +81,12 @@ from casebuilder.extraction.value_roles import (
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import Gazetteer, Place, ToponymMention
 from casebuilder.model.claim_values import (
+    NotTakenCategory,
     NotTakenDate,
     NotTakenFigure,
     NotTakenPlace,
     NotTakenTarget,
+    NotTakenValue,
     PlaceValue,
 )
 
@@ -93,7 +109,8 @@ def load_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     """Every rule table of mention extraction, by name."""
     return {PLACE_ROLE_TABLE: load_place_roles(vocabulary), **load_harm_tables(vocabulary),
             **load_value_tables(vocabulary), **load_mention_value_table(vocabulary),
-            **load_assembly_tables(vocabulary), **load_occupation_table(vocabulary)}
+            **load_assembly_tables(vocabulary), **load_occupation_table(vocabulary),
+            **load_segment_table(vocabulary), **load_round_up_table(vocabulary)}
 
 
 def _shifted(mention: IncidentMention, base: int) -> IncidentMention:
@@ -136,6 +153,7 @@ class MentionExtractor:
         self.writer = ClaimWriter(analyser, vocabulary, self.harm)
         self.assembler = MentionAssembler(vocabulary, gazetteer, self.writer)
         self.occupation = OccupationDating(vocabulary)
+        self.page = PageReader(vocabulary)
         #: The rule tables a reading uses unless told otherwise (see :meth:`read`).
         self.tables: RuleTables = load_tables(vocabulary)
 
@@ -164,14 +182,26 @@ class MentionExtractor:
         reading = DocumentReading(source, self.tables if tables is None else tables)
         reading.report_day = self._dateline_day(source)
         reading.statement_day = self._statement_day(source, reading.counted_from)
-        sentences = self.analyser.sentences(source.text)
         toponyms = self.gazetteer.find_toponyms(source.text)
+        reading.segments = self._segments(toponyms, reading)
+        sentences = self.analyser.sentences(source.text, breaks(reading.segments))
         resolved = self._resolve_places(toponyms, reading)
         attributor = Attributor(self.analyser, self.vocabulary, source.outlet)
         facts: list[SentenceFacts] = []
+        kept_out: list[tuple[SentenceFacts, Segment]] = []
         previous: SentenceFacts | None = None
+        kinds = self.lexicon.words("kept_out_segments")
         for sentence in sentences:
-            attribution, qualifies_previous = attributor.attribute(sentence)
+            segment = reading.segment_at(sentence.start, sentence.end)
+            if segment is not None and segment.kind in kinds:
+                # a caption, a teaser, a byline: read for the trace only, by nobody's account
+                kept_out.append((self._sentence_facts(sentence, _outlet(source), resolved,
+                                                      reading), segment))
+                continue
+            attribution, qualifies_previous = attributor.attribute(
+                _past_dateline(sentence, reading))
+            if attributor.sources_previous:
+                _source_the_sentences_before(facts, sentence, attribution)
             if qualifies_previous and previous is not None:
                 target = previous
                 party = attributor.qualified_party
@@ -184,8 +214,12 @@ class MentionExtractor:
             fact.qualifies_previous = qualifies_previous
             facts.append(fact)
             previous = fact
-        reading.report_time = self._report_time(facts, reading)
-        signed = attributor.signature(sentences[-1]) if sentences else None
+        # A time stamp kept out as furniture ("Last updated: 8 August 2023, 12:00") still says
+        # when the report was written, so it is read for the report time.
+        reading.report_time = self._report_time(
+            sorted([*facts, *(f for f, _ in kept_out)], key=lambda f: f.sentence.start),
+            reading)
+        signed = attributor.signature(facts[-1].sentence) if facts else None
         if signed is not None and not facts[-1].eventful:
             # a round-up signed by the governor: his account, not the channel's own
             for fact in facts:
@@ -197,6 +231,8 @@ class MentionExtractor:
         mentions = self.assembler.assemble(facts, reading)
         self.occupation.date(mentions, facts, reading)
         self._cite_title_place(mentions, reading)
+        self._trace_kept_out(mentions, kept_out, reading)
+        self._trace_round_ups(mentions, facts, reading)
         for mention in mentions:
             if mention.place is not None:
                 mention.undecided = reading.undecided.get(mention.place.gazetteer_id, ())
@@ -249,6 +285,62 @@ class MentionExtractor:
                 t = opening[0]
                 return ReportTime(published, t.time, t.zone, t.start, t.end, t.expression)
         return None
+
+    def _segments(self, toponyms: list[ToponymMention], reading: DocumentReading
+                  ) -> list[Segment]:
+        """The blocks of the page that are not running text (vocab/rules/page_segments.toml),
+        each decision kept in the trace."""
+        found = []
+        previous = ""
+        for context in self.page.contexts(reading.source.text, toponyms):
+            context.previous_rule = previous
+            decision = reading.decide(SEGMENT_TABLE, context, context.start, context.end)
+            previous = decision.rule
+            segment = self.page.segment(context, decision.outcome, decision.rule)
+            if segment is not None:
+                found.append(segment)
+        return found
+
+    @staticmethod
+    def _trace_kept_out(mentions: list[IncidentMention],
+                        kept_out: list[tuple[SentenceFacts, Segment]],
+                        reading: DocumentReading) -> None:
+        """What a caption, teaser or byline held, shown as not taken beside the mentions that
+        share a place with it (or else the document's first mention)."""
+        if not mentions:
+            return
+        for fact, segment in kept_out:
+            traces = _held(fact, segment)
+            if not traces:
+                continue
+            named = {p.gazetteer_id for _, p, _ in fact.places}
+            targets = [m for m in mentions if m.place is not None and
+                       m.place.gazetteer_id in named] or mentions[:1]
+            s = fact.sentence
+            for mention in targets:
+                reading.set_aside(mention, [
+                    Claim(NOT_TAKEN, t.value, Provenance(reading.source.item_id, t.start, t.end,
+                                                         s.text, s.start, s.end),
+                          fact.attribution, t.rule) for t in traces])
+
+    @staticmethod
+    def _trace_round_ups(mentions: list[IncidentMention], facts: list[SentenceFacts],
+                         reading: DocumentReading) -> None:
+        """A round-up that joined no mention shows what it set aside beside the mention told
+        before it (or else the first)."""
+        prefix = f"{ROUND_UP_TABLE}/"
+        for fact in facts:
+            traces = [n for n in fact.not_taken if n.rule.startswith(prefix)]
+            s = fact.sentence
+            if not traces or not mentions or any(
+                    c.provenance.sentence_start == s.start for m in mentions for c in m.claims):
+                continue
+            before = [m for m in mentions if m.first_sentence < s.index]
+            mention = before[-1] if before else mentions[0]
+            reading.set_aside(mention, [
+                Claim(NOT_TAKEN, t.value, Provenance(reading.source.item_id, t.start, t.end,
+                                                     s.text, s.start, s.end),
+                      fact.attribution, t.rule) for t in traces])
 
     def _place_in_title(self, source: SourceText) -> tuple[ToponymMention, Place] | None:
         """The settlement a headline names ("Uman: 23 dead after missile ..."). A report's
@@ -328,6 +420,10 @@ class MentionExtractor:
                                              matches, not_taken)
         roles = self._place_roles(sentence, tokens, places, weapons, attribution, people,
                                   reading, not_taken)
+        if self._round_up(RoundUpContext(sentence, roles, figures, targets), reading,
+                          categories, not_taken):
+            roles = [(t, p, "round_up" if role == "event" else role) for t, p, role in roles]
+            categories = {}
         cues = bool(self._cues.find(tokens))
         return SentenceFacts(sentence, attribution, categories, weapons, targets,
                              self._actors.find(tokens), figures, dates, roles,
@@ -369,6 +465,18 @@ class MentionExtractor:
         trace: list[DateTrace] = []
         for found in self.dates.find(sentence.text, reading.counted_from,
                                      base=sentence.start, trace=trace, times=times):
+            segment = reading.segment_at(found.start, found.end)
+            if segment is not None and segment.kind == "dateline":
+                # "LVIV, June 3 (Reuters) -": the day the report was filed
+                if found.role != "report":
+                    not_taken.append(NotTaken.by(SEGMENT_TABLE, segment.rule, found.start,
+                                                 found.end, NotTakenDate(
+                                                     words=found.expression,
+                                                     iso=found.value.iso(),
+                                                     taken_as="report")))
+                    found = replace(found, role="report")
+                dates.append(found)
+                continue
             decision = reading.decide(DATE_TABLE, DateContext.of(sentence, found), found.start,
                                       found.end)
             if decision.outcome == "report" and found.role != "report":
@@ -414,6 +522,13 @@ class MentionExtractor:
                 continue
             decision = self.place_role(tokens, toponym, place, attribution, reading, people)
             table, rule, role = PLACE_ROLE_TABLE, decision.rule, decision.outcome
+            segment = reading.segment_at(toponym.start, toponym.end)
+            if segment is not None and segment.kind == "dateline" and role != "dateline":
+                # "Pokrovsk" alone on the first line, "Odesa (AP) —": where it was filed
+                not_taken.append(_place_set_aside(SEGMENT_TABLE, segment.rule, toponym, place,
+                                                  "dateline"))
+                roles.append((toponym, place, "dateline"))
+                continue
             if roles:
                 previous, _, previous_role = roles[-1]
                 listed = reading.decide(LIST_TABLE, ListContext.of(
@@ -436,6 +551,27 @@ class MentionExtractor:
                                   government=capital_as_government(tokens, toponym,
                                                                    self.vocabulary))
         return reading.decide(PLACE_ROLE_TABLE, context, toponym.start, toponym.end)
+
+    @staticmethod
+    def _round_up(context: RoundUpContext, reading: DocumentReading,
+                  categories: dict[str, list[PhraseMatch[str]]], not_taken: list[NotTaken]
+                  ) -> bool:
+        """"Other regions, including Poltava and Sumy, were also targeted": a list of places
+        with no harm of their own (vocab/rules/round_ups.toml); its places and harm words
+        are set aside."""
+        if context.event_places() < 2:
+            return False
+        s = context.sentence
+        decision = reading.decide(ROUND_UP_TABLE, context, s.start, s.end)
+        if decision.outcome != "round_up":
+            return False
+        not_taken += [_place_set_aside(ROUND_UP_TABLE, decision.rule, t, p, "round_up")
+                      for t, p, role in context.places if role == "event"]
+        not_taken += [NotTaken.by(ROUND_UP_TABLE, decision.rule, m.start, m.end,
+                                  NotTakenCategory(words=m.phrase, category=category,
+                                                   taken_as="round_up"))
+                      for category, matches in categories.items() for m in matches[:1]]
+        return True
 
     def _targets_hit(self, tokens: list[Token], reading: DocumentReading,
                      not_taken: list[NotTaken]) -> list[PhraseMatch[str]]:
@@ -471,3 +607,57 @@ def _place_set_aside(table: str, rule: str, toponym: ToponymMention, place: Plac
                                      taken_as=role))
 
 
+def _outlet(source: SourceText) -> Attribution:
+    """The publishing outlet's own account (what a kept-out block is read as)."""
+    return Attribution(source.outlet or "the publishing outlet", "", "outlet", None, "",
+                       "stated")
+
+
+def _held(fact: SentenceFacts, segment: Segment) -> list[NotTaken]:
+    """The values of a kept-out block's sentence, each as not taken by the segment's rule."""
+    def by(start: int, end: int, value: NotTakenValue) -> NotTaken:
+        return NotTaken.by(SEGMENT_TABLE, segment.rule, start, end, value)
+    kind = segment.kind
+    out = [by(m.start, m.end, NotTakenCategory(words=m.phrase, category=category,
+                                               taken_as=kind))
+           for category, matches in fact.categories.items() for m in matches[:1]]
+    out += [by(t.start, t.end, NotTakenPlace(words=t.text, gazetteer_id=p.gazetteer_id,
+                                             taken_as=kind))
+            for t, p, _ in fact.places]
+    out += [by(f.start, f.end, NotTakenFigure(words=f.text, measure=f.measure, low=f.low,
+                                              high=f.high, taken_as=kind))
+            for f in fact.figures]
+    out += [by(d.start, d.end, NotTakenDate(words=d.expression, iso=d.value.iso(),
+                                            taken_as=kind))
+            for d in fact.dates]
+    return sorted(out, key=lambda n: n.start)
+
+
+def _source_the_sentences_before(facts: list[SentenceFacts], sentence: Sentence,
+                                 attribution: Attribution) -> None:
+    """"This was reported by the mayor X" after a paragraph the outlet told in its own voice:
+    X is the source of that paragraph's sentences (up to three, back to one with a source of
+    its own)."""
+    for fact in reversed(facts[-3:]):
+        if fact.attribution.kind != "outlet" or \
+                sentence.paragraph - fact.sentence.paragraph > 1:
+            break
+        fact.attribution = replace(attribution, qualifiers=fact.attribution.qualifiers,
+                                   evidentiality=attribution.evidentiality
+                                   if "unverified" not in fact.attribution.qualifiers
+                                   else fact.attribution.evidentiality)
+
+
+def _past_dateline(sentence: Sentence, reading: DocumentReading) -> Sentence:
+    """The sentence without the dateline it opens with ("#Sumy", "KHARKIV:"), so that no
+    speaker's name takes the dateline's words."""
+    first = sentence.tokens[0]
+    segment = reading.segment_at(first.start, first.end)
+    if segment is None or segment.kind != "dateline" or segment.whole:
+        return sentence
+    tokens = tuple(t for t in sentence.tokens if t.start >= segment.end)
+    if not tokens:
+        return sentence
+    start, end = tokens[0].start, tokens[-1].end
+    text = sentence.text[start - sentence.start : end - sentence.start]
+    return Sentence(sentence.index, sentence.paragraph, start, end, text, tokens)

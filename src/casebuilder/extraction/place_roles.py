@@ -11,6 +11,7 @@ in order, which conditions give which role. Place roles are one step of
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -185,6 +186,16 @@ def _office_before(c: PlaceContext, words: frozenset[str]) -> bool:
     return c.before == "of" and bool(c.window(4) & words)
 
 
+def _text_before_matches(c: PlaceContext, pattern: re.Pattern[str]) -> bool:
+    """The sentence's words before the name, joined by single spaces, match the pattern."""
+    i = c.index or 0
+    return bool(pattern.search(" ".join(t.text for t in c.tokens[:i])))
+
+
+def _clause_earlier_has(c: PlaceContext, words: frozenset[str]) -> bool:
+    return bool(words & set(c.clause_before(15)))
+
+
 def _words_after_below(c: PlaceContext, count: int) -> bool:
     return len(c.after) < count
 
@@ -251,6 +262,11 @@ PREDICATES: dict[str, Predicate[PlaceContext]] = {p.name: p for p in (
               "before", "bool", _title_word_before),
     Predicate("small_settlement", "its likeliest place is no region and has fewer "
               "inhabitants than this", "int", _small_settlement),
+    Predicate("text_before_matches", "the sentence's words before the name, joined by "
+              "single spaces, match the pattern (anchor it with $ to end at the name)",
+              "pattern", _text_before_matches),
+    Predicate("clause_earlier_has", "one of these is in the fifteen words before, within "
+              "the clause", "words", _clause_earlier_has),
     Predicate("office_before", "\"of\" just before and one of these in the four tokens "
               "before (\"the head of the ... administration\")", "words", _office_before),
 )}

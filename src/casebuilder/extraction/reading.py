@@ -16,6 +16,7 @@ from datetime import date
 from typing import Any, TypeVar
 
 from casebuilder.extraction.claims import Claim, IncidentMention, SourceText
+from casebuilder.extraction.page_segments import Segment
 from casebuilder.extraction.rules import Decision, RuleTable
 from casebuilder.gazetteer import Place, ToponymMention
 from casebuilder.model.partial_date import PartialDate
@@ -86,6 +87,9 @@ class DocumentReading:
     def counted_from(self) -> date | None:
         return self.report_day or self.source.published
     decisions: list[TracedDecision] = field(default_factory=list)
+    #: The blocks of the page that are not running text: headings, datelines, and the
+    #: furniture kept out of every incident (extraction/page_segments.py).
+    segments: list[Segment] = field(default_factory=list)
     mentions: list[IncidentMention] = field(default_factory=list)
     #: The ``not_taken`` claims of each mention (by ``id``), kept out of its claims until
     #: the document is read, so no rule of assembly ever counts them.
@@ -112,6 +116,10 @@ class DocumentReading:
         for mention in mentions:
             mention.claims.extend(self.not_taken.pop(id(mention), []))
         return mentions
+
+    def segment_at(self, start: int, end: int) -> Segment | None:
+        """The page segment that holds the words at ``start:end``, if any."""
+        return next((s for s in self.segments if s.covers(start, end)), None)
 
     def decisions_about(self, table: str, start: int, end: int) -> list[Decision]:
         """The decisions of ``table`` about words that cover ``start:end``, in order."""

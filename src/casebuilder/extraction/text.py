@@ -16,7 +16,9 @@ the extractor reads one at a time, with every offset still counted from the star
 
 from __future__ import annotations
 
+import bisect
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -119,13 +121,19 @@ class TextAnalyser:
             if not t.is_space
         ]
 
-    def sentences(self, text: str) -> list[Sentence]:
+    def sentences(self, text: str, breaks: Sequence[int] = ()) -> list[Sentence]:
+        """The sentences of ``text``; ``breaks`` are further offsets where a paragraph ends
+        (a heading or a caption on a line of its own, see
+        :mod:`~casebuilder.extraction.page_segments`)."""
         out: list[Sentence] = []
-        pieces = [(number, offset + start, paragraph[start:end])
-                  for number, (offset, paragraph) in enumerate(paragraphs(text))
-                  for start, end in sections(paragraph, MAX_PIECE_CHARS)]
-        docs = self._nlp.pipe(piece for _, _, piece in pieces)
-        for (number, offset, _), doc in zip(pieces, docs, strict=True):
+        cut = [piece for offset, paragraph in paragraphs(text)
+               for piece in _cut(offset, paragraph, breaks)]
+        chunks = [(number, offset + start, piece[start:end])
+                  for number, (offset, piece) in enumerate(cut)
+                  for start, end in sections(piece, MAX_PIECE_CHARS)]
+        docs = self._nlp.pipe(chunk for _, _, chunk in chunks)
+        for (number, offset, _), doc in zip(chunks, docs, strict=True):
+            pieces: list[tuple[Token, ...]] = []
             for sent in doc.sents:
                 tokens = tuple(
                     Token(offset + t.idx, offset + t.idx + len(t.text), t.text, t.text.lower(),
@@ -135,6 +143,31 @@ class TextAnalyser:
                 )
                 if not tokens:
                     continue
+                if pieces and _inside_a_word(text, pieces[-1][-1].end, tokens[0].start):
+                    # "According to Censor.NET, ...": no sentence ends inside a word
+                    pieces[-1] = pieces[-1] + tokens
+                else:
+                    pieces.append(tokens)
+            for tokens in pieces:
                 start, end = tokens[0].start, tokens[-1].end
                 out.append(Sentence(len(out), number, start, end, text[start:end], tokens))
         return out
+
+
+def _cut(offset: int, paragraph: str, breaks: Sequence[int]) -> list[tuple[int, str]]:
+    """``paragraph`` (at ``offset``) cut at the ``breaks`` inside it, each piece stripped."""
+    end = offset + len(paragraph)
+    inside = breaks[bisect.bisect_right(breaks, offset) : bisect.bisect_left(breaks, end)]
+    pieces = []
+    for start, stop in zip([offset, *inside], [*inside, end], strict=True):
+        piece = paragraph[start - offset : stop - offset]
+        if piece.strip():
+            lead = len(piece) - len(piece.lstrip())
+            pieces.append((start + lead, piece.strip()))
+    return pieces
+
+
+def _inside_a_word(text: str, end: int, start: int) -> bool:
+    """A full stop with a letter or digit at once on both sides ("Censor.NET")."""
+    return end == start and end >= 2 and text[end - 1] == "." and \
+        text[end - 2].isalnum() and text[start : start + 1].isalnum()

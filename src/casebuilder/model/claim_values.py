@@ -202,6 +202,9 @@ class NotTakenCategory:
     #: The category the words report; absent when the value table left it (the table is
     #: asked about the words, not the category).
     category: str | None = None
+    #: Why it was set aside ("round_up", or the kind of page block it stood in: "caption");
+    #: absent: simply not taken.
+    taken_as: str | None = None
 
 
 @dataclass(frozen=True, kw_only=True)
