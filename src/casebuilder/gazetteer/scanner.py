@@ -37,7 +37,9 @@ How it avoids the usual false alarms:
   "Nova" (except on a headline in title case, and before "Village", "Oblast", ...).
 * A name before "Street", "Square", "Park", "Avenue", "highway", ... or after "vulytsia",
   "prospekt", ... names a street, square or park ("Pushkin Street", "Gorky Park", "Zhytomyr
-  highway"), not the place, and is skipped.
+  highway"), not the place, and is skipped; so is a name before "agreements", "Memorandum",
+  "Patriarchate", "format", "talks", ... ("the Minsk agreements", "the Budapest Memorandum",
+  "the Moscow Patriarchate"): an agreement or a church body, not where something happened.
 * A name next to a word for a body of water ("the Irpin River", "the river Irpin", "the Sea of
   Marmara", "Lake Sasyk") is a water body, never the settlement of the same name: it is
   reported as the water body when the gazetteer knows it, and skipped otherwise. So is a
@@ -83,6 +85,7 @@ _WATER_BEFORE: dict[tuple[str, ...], str] = {
 _MAX_WORDS = 6
 _STREET_AFTER = _LEXICON.words("street_words_after")
 _STREET_BEFORE = _LEXICON.words("street_words_before")
+_NOT_A_PLACE_AFTER = _LEXICON.words("not_a_place_after")
 _CALENDAR = _LEXICON.words("calendar_words")
 _CITY_WORDS = _LEXICON.words("city_words_after_river")
 _BANK_WORDS = _LEXICON.words("bank_words")
@@ -289,10 +292,12 @@ class ToponymScanner:
 
     @staticmethod
     def _street(keys: list[str], index: int, last: int, reach: int) -> bool:
-        """Whether the name is part of a street's, square's or park's name."""
+        """Whether the name is part of a street's, square's or park's name, or of the name
+        of an agreement, talks or a church body ("the Minsk agreements", "the Moscow
+        Patriarchate")."""
         after = keys[last + 1] if last + 1 < index + reach else ""
         before = keys[index - 1] if index > 0 else ""
-        return after in _STREET_AFTER or before in _STREET_BEFORE
+        return after in _STREET_AFTER or after in _NOT_A_PLACE_AFTER or before in _STREET_BEFORE
 
     def _unknown_name(
         self,
