@@ -1032,7 +1032,7 @@ def test_uncertainty_is_always_set_and_ranks_coarse_below_located(gazetteer: Gaz
     assert min(ranges["by hromada or raion"]) >= 17.0
     assert max(ranges["by hromada or raion"]) <= 60.0
     assert min(ranges["raion"]) >= 20.0
-    assert 17.0 <= min(ranges["hromada"]) and max(ranges["hromada"]) <= 30.0
+    assert min(ranges["hromada"]) >= 17.0 and max(ranges["hromada"]) <= 30.0
     assert min(ranges["oblast"]) >= 20.0
     assert max(ranges["point"]) <= 10.0
     assert min(ranges["country"]) >= 50.0

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Literal
 
 from casebuilder.gazetteer.lexicon import gazetteer_lexicon
 from casebuilder.gazetteer.model import Place, PlaceContext, Resolution
-from casebuilder.gazetteer.normalise import normalise_toponym
+from casebuilder.gazetteer.normalise import normalise_toponym, romanise_ukrainian
 
 if TYPE_CHECKING:
     from casebuilder.gazetteer.resolver import Gazetteer
@@ -119,33 +119,51 @@ def geocode(gazetteer: Gazetteer, text: str) -> Geocoding:
     if any(_running_text(piece) for piece in pieces):
         return _as_running_text(gazetteer, text)
     parts = [_role(gazetteer, piece, number) for number, piece in enumerate(pieces)]
-    places = [p for p in parts if p.role == "place"]
-    if not places:
-        first = next((p for p in parts if p.role == "reference"), parts[0])
-        others = tuple(p.anchor for p in parts if p is not first)
-        return Geocoding(text, (gazetteer.resolve(first.text, PlaceContext(within=others)),),
-                         "parts")  # fmt: skip
     found: list[Resolution] = []
-    for part in places:
+    failed: list[Resolution] = []
+    for part in (p for p in parts if p.role == "place"):
         within = tuple(p.anchor for p in parts if p is not part)
         resolution = gazetteer.resolve(part.text, PlaceContext(within=within))
-        if resolution.place is None:
-            scanned = _as_running_text(gazetteer, part.text, within)
-            if scanned.resolutions and scanned.place is not None:
-                found.extend(scanned.resolutions)
-                continue
-        found.append(resolution)
-    return Geocoding(text, _ordered(found), "parts")
+        if resolution.place is not None and resolution.place.feature_kind in _FINE:
+            found.append(resolution)
+            continue
+        # not a name the gazetteer knows ("Damage to Church", "Entrenching Russian
+        # Positions"): the resolver fell back on a region named beside it, or found nothing;
+        # the part may still hold a name ("Lyman Train Station Skyway")
+        scanned = _as_running_text(gazetteer, part.text, within)
+        fine = [r for r in scanned.resolutions if r.place is not None
+                and r.place.feature_kind in _FINE]  # fmt: skip
+        if fine:
+            found.extend(fine)
+        else:
+            failed.append(resolution)
+    if not found:
+        # no place of its own ("near Klishchiivka, Bakhmut front", "LPR", "Fighting near
+        # Vuhledar in the Donetsk region"): the first reference point, else what the places
+        # fell back on, else the first area
+        first = next((p for p in parts if p.role == "reference"), None)
+        if first is None and not any(r.place is not None for r in failed):
+            first = next((p for p in parts if p.role == "area"), None)
+        if first is not None:
+            others = tuple(p.anchor for p in parts if p is not first and p.role != "place")
+            found = [gazetteer.resolve(first.text, PlaceContext(within=others))]
+    return Geocoding(text, _ordered([*found, *failed]), "parts")
 
 
 def _pieces(text: str) -> list[str]:
-    """The parts of a place string, stripped of openers and end punctuation."""
-    text = _DISTRICT_OF.sub(lambda m: f"{m.group(1)}, ", text)
+    """The parts of a place string, stripped of openers and end punctuation; a name before a
+    relative position is a part of its own ("Stepnohirsk near Orikhiv")."""
+    text = _DISTRICT_OF.sub(lambda m: f"{m.group(1)}, ", romanise_ukrainian(text))
     pieces = []
     for raw in _SEPARATORS.split(text):
-        piece = _OPENERS.sub("", raw.strip(_END)).strip(_END)
-        if piece and any(ch.isalpha() for ch in piece):
-            pieces.append(piece)
+        relation = _RELATIVE.search(raw)
+        split: tuple[str, ...] = (raw,)
+        if relation and raw[: relation.start()].strip(_END) and raw[relation.end() :].strip():
+            split = (raw[: relation.start()], raw[relation.start() :])
+        for chunk in split:
+            piece = _OPENERS.sub("", chunk.strip(_END)).strip(_END)
+            if piece and any(ch.isalpha() for ch in piece):
+                pieces.append(piece)
     return pieces
 
 
@@ -196,7 +214,8 @@ def _as_running_text(gazetteer: Gazetteer, text: str, within: Sequence[str] = ()
         if mention.locates is None and resolution.place is not None and not mention.dateline
     ]
     fine = [r for r in found if r.place is not None and r.place.feature_kind in _FINE]
-    coarse = [r for r in found if r not in fine]
+    coarse = sorted((r for r in found if r not in fine),
+                    key=lambda r: r.place.precision_rank if r.place else 9.0)  # fmt: skip
     return Geocoding(text, _ordered([*fine, *coarse]), "running text")
 
 

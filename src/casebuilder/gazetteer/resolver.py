@@ -94,7 +94,7 @@ from casebuilder.gazetteer.ranking import (
     undecided,
 )
 from casebuilder.gazetteer.scanner import ToponymScanner, city_bound, generic_city_name
-from casebuilder.gazetteer.spellings import FormTable, TypoTable
+from casebuilder.gazetteer.spellings import FormTable, TypoTable, form_rules
 
 _LEXICON = gazetteer_lexicon()
 _REGION_WORDS = _LEXICON.words("region_name_words")
@@ -1164,7 +1164,9 @@ def _prominent(place: Place, figures: Thresholds) -> bool:
 def _prominent_abroad(candidates: Sequence[Candidate], country: str, figures: Thresholds
                       ) -> bool:
     """Whether a large place abroad of this very name outweighs the home country's candidates,
-    which all either are small (not well known) or have the name only as an alternate."""
+    which all either are small (not well known) or have the name only as an alternate that
+    is not a Russian-style form of their own name ("Seversk" is Siversk's Russian form: the
+    town of Donetsk Oblast, not Seversk in Siberia)."""
     if not any(
         c.place.country != country
         and not c.alternate
@@ -1173,8 +1175,10 @@ def _prominent_abroad(candidates: Sequence[Candidate], country: str, figures: Th
         for c in candidates
     ):
         return False
+    rules = form_rules()
     return all(
-        c.alternate or (c.place.population or 0) < figures.well_known_population
+        (c.place.population or 0) < figures.well_known_population
+        or (c.alternate and not rules.same(c.matched_name, c.place.name))
         for c in candidates
         if c.place.country == country
     )
