@@ -6,8 +6,9 @@ command call :meth:`Gazetteer.resolve`, :meth:`Gazetteer.lookup`,
 (:mod:`.scanner`) reads the same name tables, and :mod:`.locators` links the names a text
 attaches to a place name. A :class:`Gazetteer` is built once by
 :func:`casebuilder.gazetteer.load_gazetteer` and passed to whoever needs it; it holds no global
-state and is never changed after it is built (its only cache memoises a pure function), so one
-object may serve many threads.
+state and is never changed after it is built (its caches memoise pure functions of its index:
+the candidates of a name, the answer to a query and context, the reading of a place string), so
+one object may serve many threads.
 
 How a query such as ``"Chuhuiv, south of Kharkiv"``, ``"Merefa, Kharkivska, Ukraine"`` or
 ``"Vilkhivka, Kharkivskyi, Kharkiv"`` is resolved:
@@ -105,6 +106,9 @@ _RELATIVE = _LEXICON.pattern("relative_position")
 _TYPE_PREFIX = _LEXICON.pattern("place_type_prefix")
 _TYPE_SUFFIX = _LEXICON.pattern("place_type_suffix")
 _AREA_WORDS = _LEXICON.words("raion_words") | _LEXICON.words("hromada_words")
+_NO_CONTEXT = PlaceContext()
+_TYPO_LENGTHS = (5, 30)  # the folded lengths a name a letter or two off may have
+_REGION_KEY_LENGTH = 30  # a longer text is no misspelt region's name
 _RAION_WORD = re.compile(rf"\b{alternatives(_AREA_WORDS)}\b", re.IGNORECASE)
 _SITE_WORDS = _LEXICON.words("site_words")
 _STREET_AFTER = _LEXICON.words("street_words_after")
@@ -183,6 +187,7 @@ class RegionMatcher:
 
     def __init__(self, regions: Sequence[Region]) -> None:
         self.regions = {r.name: r for r in regions}
+        self._matched: dict[tuple[str, bool], frozenset[str]] = {}  # a memo of match
         self._keys: dict[str, set[str]] = defaultdict(set)
         for region in regions:
             short = re.sub(r"\s+(?:Oblast|City)$", "", region.name)
@@ -208,11 +213,17 @@ class RegionMatcher:
     def match(self, text: str, *, fuzzy: bool = True) -> frozenset[str]:
         """Region names (with the regions each one also covers) that ``text`` names; with
         ``fuzzy``, a spelling a letter or two off (one for short names) is accepted too."""
+        found = self._matched.get((text, fuzzy))
+        if found is None:
+            found = self._matched[(text, fuzzy)] = self._match(text, fuzzy)
+        return found
+
+    def _match(self, text: str, fuzzy: bool) -> frozenset[str]:
         key = self._key(text)
         if not key:
             return frozenset()
         found = self._keys.get(key)
-        if not found and fuzzy and len(key) >= 5:
+        if not found and fuzzy and 5 <= len(key) <= _REGION_KEY_LENGTH:
             limit = 1 if len(key) < 7 else 2
             scored = sorted((edit_distance(key, other, limit), other) for other in self._keys)
             if (
@@ -249,7 +260,11 @@ class Gazetteer:
         self.places: tuple[Place, ...] = tuple(index.places)
         self.regions = RegionMatcher(index.regions)
         self.stoplist = index.stoplist
-        self._fold_of = functools.lru_cache(maxsize=1 << 16)(fold_toponym)
+        self._fold_of = fold_toponym
+        # memos of pure functions of the index: a data set names the same places many times
+        self._names_of = functools.lru_cache(maxsize=1 << 16)(self._find_names)
+        self._resolutions = functools.lru_cache(maxsize=1 << 16)(self._resolve)
+        self._geocodings = functools.lru_cache(maxsize=1 << 16)(self._geocode)
         well_known = self._index_names(index)
         self._region_places = {
             p.admin1: p for p in self.places if p.feature_kind == "region" and not p.is_raion
@@ -587,6 +602,9 @@ class Gazetteer:
         """Every place a free-text place string names, the answer first ("Zaporozhye region:
         in Orekhov, Gulyaipole and Preobrazhenka" gives Orikhiv, then Huliaipole and
         Preobrazhenka); see :mod:`casebuilder.gazetteer.geocoding`."""
+        return self._geocodings(text)
+
+    def _geocode(self, text: str) -> Geocoding:
         return geocode(self, text)
 
     def names_country(self, text: str) -> bool:
@@ -613,9 +631,12 @@ class Gazetteer:
         return [c.place for c in self._rank_plain(self._candidates(name))]
 
     def _candidates(self, name: str) -> list[Candidate]:
+        return list(self._names_of(name))
+
+    def _find_names(self, name: str) -> tuple[Candidate, ...]:
         key = normalise_toponym(name)
         if not key:
-            return []
+            return ()
         folded = fold_toponym(key)
         found: dict[int, Candidate] = {}
         for number in self._exact.get(key, ()):
@@ -625,7 +646,7 @@ class Gazetteer:
                 found[number] = self._candidate(
                     number, self._matched_name(number, folded), "fold", folded
                 )
-        return list(found.values())
+        return tuple(found.values())
 
     def _candidate(
         self, number: int, matched: str, match: Literal["exact", "fold", "form", "fuzzy"],
@@ -647,8 +668,8 @@ class Gazetteer:
         only."""
         key = normalise_toponym(name)
         folded = fold_toponym(key)
-        if len(folded) < 5:
-            return []
+        if not _TYPO_LENGTHS[0] <= len(folded) <= _TYPO_LENGTHS[1] or key.count(" ") > 1:
+            return []  # too short to guess, or a phrase rather than a misspelt name
         limit = 1 if len(folded) < 9 else 2
         areas = set(regions)
         found = [
@@ -707,7 +728,10 @@ class Gazetteer:
         ``context.within`` (the locators the text attaches to this mention) counts like the
         query's own qualifiers; ``context.admin1`` and ``context.nearby`` (the rest of the
         document) only choose among candidates."""
-        ask = self._ask(query, context or PlaceContext())
+        return self._resolutions(query, context or _NO_CONTEXT)
+
+    def _resolve(self, query: str, context: PlaceContext) -> Resolution:
+        ask = self._ask(query, context)
         answer = self._without_name(ask) or self._area_or_country(ask)
         if answer is not None:
             return answer
@@ -1001,7 +1025,8 @@ class Gazetteer:
             reasons.append("the query gives a position relative to this place")
         if best.place.placed_at:
             reasons.append(f"placed at the {best.place.placed_at}")
-        others = [c for c in rank(ask.candidates, situation) if c not in ranked]
+        kept = {c.place.gazetteer_id for c in ranked}
+        others = [c for c in rank(ask.candidates, situation) if c.place.gazetteer_id not in kept]
         return Resolution(
             ask.query, best.place, best.matched_name, tuple(ranked + others), "; ".join(reasons),
             tuple(c.place for c in undecided(ranked, situation)),

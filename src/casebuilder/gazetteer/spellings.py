@@ -271,7 +271,9 @@ class TypoTable:
         for other_fold in folds:
             by_fold = edit_distance(folded, other_fold, limit)
             for other_key, number in self._by_fold[other_fold]:
-                distance = min(by_fold, edit_distance(key, other_key, limit))
+                # the written key may be nearer than the fold ("Rubzihne"): asked only for less
+                distance = by_fold if by_fold == 0 else min(
+                    by_fold, edit_distance(key, other_key, min(limit, by_fold - 1)))
                 if distance <= limit:
                     found.append((distance, other_key, number))
         return sorted(found)
