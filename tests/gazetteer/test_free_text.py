@@ -42,7 +42,7 @@ def test_the_file_covers_the_styles_of_real_place_strings() -> None:
     for style in ("Russian form", "in the region", "district of city", "region then list",
                   "near X, Y front", "people's republic", "hromada", "site at its town",
                   "street in city", "typo", "region stays region", "running text",
-                  "Cyrillic", "not a place"):  # fmt: skip
+                  "Cyrillic", "not a place: a person", "not a place: an agreement"):  # fmt: skip
         assert style in styles, style
 
 
@@ -95,3 +95,15 @@ def test_running_text_is_read_with_the_scanner(gazetteer: Gazetteer) -> None:
     assert [r.place.name for r in found.resolutions if r.place] == ["Sumy", "Okhtyrka"]
     assert gazetteer.geocode("").place is None
     assert gazetteer.geocode("Image 3").place is None
+
+
+def test_loose_reading_takes_spellings_of_names_only_in_place_strings(gazetteer: Gazetteer
+                                                                     ) -> None:
+    text = "Houses burned in the village of Malaya Rohan"
+    assert not gazetteer.find_toponyms(text)  # a document: exact names only
+    assert [m.place.name for m in gazetteer.find_toponyms(text, loose=True)] == ["Mala Rohan"]
+    assert gazetteer.geocode(text).place is not None
+    # a short common word, a word before another capitalised one, a place abroad: never
+    for text in ("Mass grave found in Bucha", "Damage to School No. 12 in Izium"):
+        names = [m.place.name for m in gazetteer.find_toponyms(text, loose=True)]
+        assert names in (["Bucha"], ["Izium"]), names

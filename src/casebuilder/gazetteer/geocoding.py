@@ -15,10 +15,12 @@ How a string is read (the words are in ``data/lexicon/queries.toml``):
    (``district_of``); words that open a part without naming anything ("in the", "at",
    ``segment_openers``) and end punctuation are dropped.
 2. A part holding a lower-case word that is not a place word (``name_words``: "village",
-   "district", "near", "of", ...), or a digit, is running text: then the whole string is read
-   as running text with the text scanner (:meth:`.Gazetteer.find_toponyms` and
-   :meth:`.Gazetteer.resolve_mentions`, so "Kyiv's Obolon district", locators and dates
-   work as in a document), and every place it names that locates nothing is an answer.
+   "district", "near", "of", ...), or a digit, and that is not a name as a whole ("mariupol"),
+   is running text: then the whole string is read with the text scanner
+   (:meth:`.Gazetteer.find_toponyms` with ``loose``, so that a capitalised name matching one
+   only up to romanisation counts too, and :meth:`.Gazetteer.resolve_mentions`: "Kyiv's Obolon
+   district" and locators work as in a document), and every place it names that locates
+   nothing is an answer, places finer than a region first.
 3. Otherwise each part is a name, and has a role: an *area* (a country, an oblast in any
    spelling, the DPR or LPR included, a raion or a hromada; a later part that is only an
    oblast's name, "Vilkhivka, Kharkiv", as datasets write it), a *reference point* (a part
@@ -30,18 +32,22 @@ How a string is read (the words are in ``data/lexicon/queries.toml``):
    "Bucha, Irpin, Hostomel" is placed near the others. The resolver's own fallbacks apply:
    Russian-style forms and letters off (:mod:`.spellings`), a site the gazetteer lacks placed
    at its town, a street placed at the town named with it.
-4. A place part the resolver cannot place is read with the text scanner; a string with no
-   place part gives its first reference point (as a position relative to it) or its first
-   area.
+4. A place part that is no name the gazetteer knows, which the resolver therefore cannot
+   place or places only by a region named beside it ("Damage to Church, Lukashivka, Chernihiv
+   Oblast"), is read with the text scanner; a string with no place placed finer than a region
+   gives its first reference point (as a position relative to it), else what its places fell
+   back on, else its first area.
 
 The first place is the answer (:attr:`Geocoding.place`); the other places follow in
-:attr:`Geocoding.others`, in the order of the string. :attr:`Geocoding.how` says which
+:attr:`Geocoding.others`, in the order of the string, except that a place found only on a name
+on a guess (a name a letter or two off, a Russian-style form, one word of the part, the town of
+a site) comes after the places named as written, and after a reference point when no place is
+named as written ("Strike near Yuzhnoukrainsk" is not the village Stroky). :attr:`Geocoding.how` says which
 reading was used; each resolution's reason says how its place was chosen.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Literal
@@ -62,7 +68,6 @@ _NAME_WORDS = _LEXICON.words("name_words")
 _RELATIVE = _LEXICON.pattern("relative_position")
 _REGION_MARKERS = _LEXICON.pattern("region_marker")
 _AREA_WORDS = _LEXICON.words("raion_words") | _LEXICON.words("hromada_words")
-_WORD = re.compile(r"[^\W_]+(?:['’ʼ][^\W_]+)*")
 _END = " \t.;:!?,\"'()[]"
 _FINE = ("settlement", "city_district", "feature")
 
@@ -116,38 +121,52 @@ def geocode(gazetteer: Gazetteer, text: str) -> Geocoding:
     pieces = _pieces(text)
     if not pieces:
         return Geocoding(text)
-    if any(_running_text(piece) for piece in pieces):
+    if any(_running_text(piece) and not gazetteer.lookup(piece) for piece in pieces):
         return _as_running_text(gazetteer, text)
     parts = [_role(gazetteer, piece, number) for number, piece in enumerate(pieces)]
-    found: list[Resolution] = []
-    failed: list[Resolution] = []
+    found: list[Resolution] = []  # placed on a name as written or one of its forms
+    guessed: list[Resolution] = []  # placed on a name a letter or two off
+    failed: list[Resolution] = []  # placed only by a region, or not at all
     for part in (p for p in parts if p.role == "place"):
         within = tuple(p.anchor for p in parts if p is not part)
         resolution = gazetteer.resolve(part.text, PlaceContext(within=within))
-        if resolution.place is not None and resolution.place.feature_kind in _FINE:
-            found.append(resolution)
+        fine = resolution.place is not None and resolution.place.feature_kind in _FINE
+        if fine:
+            (guessed if _guessed(gazetteer, resolution, part) else found).append(resolution)
+            continue
+        if gazetteer.lookup(part.text):
+            # a name the resolver chose to place by its region only ("Izyum, Kyiv Oblast":
+            # the Izium it knows lies far outside): its judgement stands
+            failed.append(resolution)
             continue
         # not a name the gazetteer knows ("Damage to Church", "Entrenching Russian
         # Positions"): the resolver fell back on a region named beside it, or found nothing;
         # the part may still hold a name ("Lyman Train Station Skyway")
         scanned = _as_running_text(gazetteer, part.text, within)
-        fine = [r for r in scanned.resolutions if r.place is not None
-                and r.place.feature_kind in _FINE]  # fmt: skip
-        if fine:
-            found.extend(fine)
-        else:
-            failed.append(resolution)
+        placed = [r for r in scanned.resolutions if r.place is not None]
+        found.extend(r for r in placed if r.place is not None and r.place.feature_kind in _FINE)
+        failed.extend([resolution, *(r for r in placed if r not in found)])
     if not found:
-        # no place of its own ("near Klishchiivka, Bakhmut front", "LPR", "Fighting near
-        # Vuhledar in the Donetsk region"): the first reference point, else what the places
+        # no place of its own, or only a guess at a misspelt one ("near Klishchiivka, Bakhmut
+        # front", "LPR", "Fighting near Vuhledar in the Donetsk region", "Strike near
+        # Yuzhnoukrainsk"): the first reference point, else the guesses, else what the places
         # fell back on, else the first area
         first = next((p for p in parts if p.role == "reference"), None)
-        if first is None and not any(r.place is not None for r in failed):
+        if first is None and not guessed and not any(r.place is not None for r in failed):
             first = next((p for p in parts if p.role == "area"), None)
         if first is not None:
             others = tuple(p.anchor for p in parts if p is not first and p.role != "place")
             found = [gazetteer.resolve(first.text, PlaceContext(within=others))]
-    return Geocoding(text, _ordered([*found, *failed]), "parts")
+    return Geocoding(text, _ordered([*found, *guessed, *failed]), "parts")
+
+
+def _guessed(gazetteer: Gazetteer, resolution: Resolution, part: _Part) -> bool:
+    """Whether the place was found on something else than the part's name as written or
+    romanised: a name a letter or two off, a Russian-style form, one word of the part
+    ("School" of "Damaged Gymnasium/School"), the town of a site or street."""
+    if not resolution.candidates or resolution.candidates[0].match in ("fuzzy", "form"):
+        return True
+    return not gazetteer.names_place(part.text)
 
 
 def _pieces(text: str) -> list[str]:
@@ -172,8 +191,12 @@ def _running_text(piece: str) -> bool:
     word, or a figure (the "3" of "Image 3", a date)."""
     if any(ch.isdigit() for ch in piece) and not _RELATIVE.search(piece):
         return True
-    for word in _WORD.findall(piece):
-        if word[0].islower() and normalise_toponym(word) not in _NAME_WORDS:
+    words = piece.split()
+    if len(words) < 2 and not piece.islower():
+        return False  # one capitalised word is a name, however it is spelt
+    for word in words:
+        letters = next((ch for ch in word if ch.isalpha()), "")
+        if letters.islower() and normalise_toponym(word) not in _NAME_WORDS:
             return True
     return False
 
@@ -203,7 +226,7 @@ def _as_running_text(gazetteer: Gazetteer, text: str, within: Sequence[str] = ()
                      ) -> Geocoding:
     """Every place the scanner finds in ``text`` that locates nothing, resolved as one
     document; places finer than a region first."""
-    mentions = gazetteer.find_toponyms(text)
+    mentions = gazetteer.find_toponyms(text, loose=True)
     if not mentions:
         return Geocoding(text, (), "running text")
     context = PlaceContext(admin1=tuple(within)) if within else None

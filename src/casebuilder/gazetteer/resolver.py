@@ -21,9 +21,15 @@ How a query such as ``"Chuhuiv, south of Kharkiv"``, ``"Merefa, Kharkivska, Ukra
    region (any spelling :class:`RegionMatcher` knows), or a settlement, which then serves as an
    anchor.
 2. Candidates for the head are the places whose normalised name equals the head's ("exact"),
-   else whose fold key does ("fold": romanisation variants); if none lies in a named region,
-   names one or two letters apart in that region are tried ("fuzzy"). A head with "raion",
-   "district" or "rayon" that names a raion prefers the raion ("Kharkivskyi district").
+   else whose fold key does ("fold": romanisation variants); if none lies in a named region
+   (or, with no region named, none exists), the places of that region (else of the country)
+   whose own name the head is a Russian-style form of ("form": Kharkov, Orekhov, Ugledar),
+   else whose name is one or two letters apart ("fuzzy"), are tried (see :mod:`.spellings`).
+   A head with "raion", "district", "rayon", "hromada" or "community" that names a raion or
+   hromada prefers it ("Kharkivskyi district", "Vilkhivska hromada"). A head that names no
+   place but ends in a site's word is the town the site is named after ("the Pochaiv Lavra",
+   "Kherson airport"), and a street, square or park ("Pushkin Street") is never the place its
+   name recalls: it gives the town named with it, else the region, else nothing.
 3. Disambiguation, in this order: a region named in the query keeps only its candidates, and
    a raion named in the query keeps those inside it (when none is, nearness to the raion
    counts instead); else a region or raion named beside the mention, in its own sentence or
@@ -262,9 +268,10 @@ class Gazetteer:
         self.stoplist = index.stoplist
         self._fold_of = fold_toponym
         # memos of pure functions of the index: a data set names the same places many times
-        self._names_of = functools.lru_cache(maxsize=1 << 16)(self._find_names)
-        self._resolutions = functools.lru_cache(maxsize=1 << 16)(self._resolve)
-        self._geocodings = functools.lru_cache(maxsize=1 << 16)(self._geocode)
+        # (bounded: a resolution holds every candidate of its name, a hundred for some)
+        self._names_of = functools.lru_cache(maxsize=1 << 14)(self._find_names)
+        self._resolutions = functools.lru_cache(maxsize=1 << 13)(self._resolve)
+        self._geocodings = functools.lru_cache(maxsize=1 << 13)(self._geocode)
         well_known = self._index_names(index)
         self._region_places = {
             p.admin1: p for p in self.places if p.feature_kind == "region" and not p.is_raion
@@ -406,7 +413,7 @@ class Gazetteer:
             place.gazetteer_id,
         )
 
-    def find_toponyms(self, text: str) -> list[ToponymMention]:
+    def find_toponyms(self, text: str, *, loose: bool = False) -> list[ToponymMention]:
         """Spans of ``text`` that name places, each with its candidates (most likely first:
         see :mod:`casebuilder.gazetteer.scanner`). ``mention.kind`` tells a country, region
         (oblast or raion), settlement, city district, site or water body apart, and
@@ -419,8 +426,10 @@ class Gazetteer:
         bare adjective ("Kharkivskyi") counts only as a locator; every item of a list of
         regions ("the Kyiv, Cherkasy and Zhytomyr regions", "the regions of Kyiv and
         Chernihiv") is the oblast. Each mention carries its sentence and paragraph, and
-        ``dateline`` for the name of a dateline ("KYIV —"; see :mod:`.layout`)."""
-        mentions = self._in_named_towns(self.scanner.find(text))
+        ``dateline`` for the name of a dateline ("KYIV —"; see :mod:`.layout`). ``loose``
+        also takes a capitalised name matching one only up to romanisation ("Malaya Rohan"):
+        for short place strings, not documents (see :meth:`.scanner.ToponymScanner.find`)."""
+        mentions = self._in_named_towns(self.scanner.find(text, loose=loose))
         mentions = mark_region_lists(text, mentions, self._oblast_of)
         mentions = link_locators(text, mentions, self._readings, self._lies_in)
         return with_layout(text, _without_bare_raions(mentions))
@@ -610,6 +619,12 @@ class Gazetteer:
     def names_country(self, text: str) -> bool:
         """Whether ``text`` is a country's name or abbreviation ("Ukraine", "UA", "Росія")."""
         return normalise_toponym(text) in self._country_keys
+
+    def names_place(self, text: str) -> bool:
+        """Whether ``text`` as a whole, without words of place type, is a name the gazetteer
+        knows exactly or up to romanisation ("village of Hroza", "Kharkov"; not "Damaged
+        School")."""
+        return bool(self._candidates(text) or self._candidates(_strip_type_words(text)))
 
     def names_area(self, text: str) -> bool:
         """Whether ``text`` names a raion or hromada ("Kupiansk district", "Vilkhivska
@@ -1026,7 +1041,11 @@ class Gazetteer:
         if best.place.placed_at:
             reasons.append(f"placed at the {best.place.placed_at}")
         kept = {c.place.gazetteer_id for c in ranked}
-        others = [c for c in rank(ask.candidates, situation) if c.place.gazetteer_id not in kept]
+        every: dict[str, Candidate] = {}
+        for candidate in ask.candidates:
+            every.setdefault(candidate.place.gazetteer_id, candidate)
+        others = rank([c for gid, c in every.items() if gid not in kept], situation,
+                      among=list(every.values()))  # fmt: skip
         return Resolution(
             ask.query, best.place, best.matched_name, tuple(ranked + others), "; ".join(reasons),
             tuple(c.place for c in undecided(ranked, situation)),

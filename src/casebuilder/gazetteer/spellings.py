@@ -89,12 +89,19 @@ class FormRules:  # not slotted: it caches its compiled vowel pattern
         words = []
         runs: list[str] = []
         for word in folded.split():
-            for rule in self.rules:
-                word = rule.pattern.sub(rule.replacement, word)
+            if self._any_rule.search(word):
+                for rule in self.rules:
+                    word = rule.pattern.sub(rule.replacement, word)
             parts = self._vowel_runs.split(word)
             runs.extend(parts[1::2])
             words.append(_PLACEHOLDER.join(parts[0::2]))
         return " ".join(words), tuple(runs)
+
+    @functools.cached_property
+    def _any_rule(self) -> re.Pattern[str]:
+        """A word no rule's pattern matches is left as it is (one search, not one a rule)."""
+        return re.compile("|".join(f"(?:{rule.pattern.pattern})" for rule in self.rules)
+                          or "(?!)")  # fmt: skip
 
     @functools.cached_property
     def _vowel_runs(self) -> re.Pattern[str]:
