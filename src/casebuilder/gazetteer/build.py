@@ -32,7 +32,8 @@ How the sources are combined, and how precision is set:
    ``region``) and replace a GeoNames entry of the same name within 6 km; shipped spelling
    variants are attached to their target places.
 6. Every raion of KATOTTG (category P) becomes a place of feature_kind and precision
-   ``region`` (:attr:`Place.is_raion`), placed at the middle of its located settlements, and
+   ``region`` (:attr:`Place.is_raion`), placed at the middle of its located settlements, so
+   does every hromada (category H) with a located settlement, placed at its centre, and
    every district of a city in KATOTTG (category B) that districts.toml lacks a city district
    placed at its city's point. A shipped site inside a town of 20,000+ people gets that town as
    its parent.
@@ -81,7 +82,7 @@ from casebuilder.gazetteer.sources import (
     read_world_cities,
 )
 
-INDEX_FORMAT = 6
+INDEX_FORMAT = 7
 """Bump whenever the index's content or layout changes, so that no cache of an older build is
 ever served."""
 
@@ -102,6 +103,7 @@ _HROMADA_MIN_KM = 17.0
 _FEATURE_TOWN_POPULATION = 20_000
 _RAION_MIN_KM = 20.0
 _RAION_WORDS = tuple(sorted(gazetteer_lexicon().words("raion_words")))  # data/lexicon
+_HROMADA_WORDS = gazetteer_lexicon().words("hromada_words") - {"hromady", "otg"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -358,6 +360,7 @@ class _Builder:
         self._add_countries(countries, capitals)
         self._add_shipped()
         self._add_raions(linked)
+        self._add_hromadas(linked)
         self._add_city_districts(linked)
         self._set_feature_cities()
         self._set_area_uncertainty()
@@ -747,6 +750,55 @@ class _Builder:
             )
         for (admin1, _fold), (target, _variants) in sorted(former.items()):
             raise GazetteerError(f"variants.toml: no raion {target!r} in {admin1}")
+
+    def _add_hromadas(self, linked: dict[str, GeonamesRecord]) -> None:
+        """A place for every hromada of KATOTTG (category H, the territorial communities of
+        2020) with a located settlement: feature_kind and precision ``region`` like a raion
+        (:attr:`Place.is_raion` is true of both: each is an area of an oblast that a query can
+        name to narrow a name down), its raion as parent, placed where its villages placed
+        by hromada are (the centre of the hromada: its main settlement when that is its only
+        located one, else the middle of its located places), with that anchor's radius as
+        uncertainty. Known by its adjective with "hromada" or "community" after it
+        ("Vilkhivska hromada") and by its centre's name with them ("Vilkhivka community"),
+        never by the bare adjective, which is also a village's name."""
+        words = sorted(_HROMADA_WORDS)
+        for unit in self.units.values():
+            if unit.category != "H" or unit.unit_id not in self.anchors:
+                continue
+            region = self._region_of(unit)
+            if region is None:
+                continue
+            (lat, lon), radius, how = self.anchors[unit.unit_id]
+            adjective = self.unit_latin[unit.unit_id]
+            names = [f"{unit.name} громада", f"{unit.name} територіальна громада"]
+            names += [f"{adjective} {word}" for word in words]
+            names.append(f"{adjective} territorial community")
+            centre = self._centre_of(unit, self.members.get(unit.unit_id, []))
+            if centre is not None:
+                stems = {self.unit_latin[centre]}
+                if centre in linked:
+                    stems.add(linked[centre].name)
+                for stem in sorted(stems):
+                    names += [f"{stem} {word}" for word in words]
+            raion = next((self.unit_latin[a] + " raion" for a in reversed(unit.ancestors)
+                          if a in self.units and self.units[a].category == "P"), region.name)
+            self.add_place(
+                Place(
+                    name=f"{adjective} hromada",
+                    lat=round(lat, 5),
+                    lon=round(lon, 5),
+                    admin1=region.name,
+                    country=HOME_COUNTRY,
+                    gazetteer_id=f"katottg:{unit.unit_id}",
+                    precision="region",
+                    feature_kind="region",
+                    uncertainty_km=radius,
+                    local_name=f"{unit.name} громада",
+                    parent=raion,
+                    placed_at=how,
+                ),
+                names,
+            )
 
     def _largest_city(self, members: list[str], linked: dict[str, GeonamesRecord]) -> str | None:
         """The most populous city (KATOTTG category M) among a raion's settlements: the centre

@@ -101,9 +101,17 @@ class Place:
 
     @property
     def is_raion(self) -> bool:
-        """A raion of Ukraine (``"Kharkivskyi raion"``): feature_kind ``"region"``, precision
-        ``"region"``, ``admin1`` and ``parent`` its oblast. An oblast has no parent."""
+        """A raion of Ukraine (``"Kharkivskyi raion"``: ``parent`` its oblast) or a hromada,
+        the unit below it (``"Vilkhivska hromada"``: ``parent`` its raion): feature_kind
+        ``"region"``, precision ``"region"``, ``admin1`` its oblast. Both are areas a query or
+        text names to narrow a name down ("Hroza, Shevchenkivska hromada"). An oblast has no
+        parent."""
         return self.feature_kind == "region" and bool(self.parent)
+
+    @property
+    def is_hromada(self) -> bool:
+        """A hromada (see :attr:`is_raion`)."""
+        return self.is_raion and self.name.endswith(" hromada")
 
     @property
     def precision_rank(self) -> float:
@@ -148,14 +156,16 @@ class Candidate:
     """A place considered for a query, with how its name matched.
 
     ``match`` is ``"exact"`` (same normalised name), ``"fold"`` (same name up to
-    romanisation differences) or ``"fuzzy"`` (one or two letters apart). ``alternate`` is
+    romanisation differences), ``"form"`` (the Russian-style form of the name: Kharkov,
+    Orekhov, Andreevka; see :mod:`casebuilder.gazetteer.spellings`) or ``"fuzzy"`` (one or
+    two letters apart). ``alternate`` is
     True when the name matched only one of GeoNames' alternate names for the place (another
     language, a former name, the name of a merged village), not one of its own names.
     """
 
     place: Place
     matched_name: str
-    match: Literal["exact", "fold", "fuzzy"]
+    match: Literal["exact", "fold", "form", "fuzzy"]
     alternate: bool = False
 
 

@@ -20,10 +20,14 @@ Three levels, each coarser than the last:
   ``i``, ``h``/``g``/``kh`` -> ``h``, ``ts``/``ch``/``cz`` -> ``c``, ``zh`` -> ``z``, ``w`` ->
   ``v``, doubled letters, Russian adjective endings (*Malaya* -> *Mala*). It is the second-tier
   key: *Vinnitsa*, *Vinnytsia* and *Vinnytsya* share one fold, as do *Izyum* and *Izium*.
+
+Both keys are pure functions of the text and are memoised (the last 131,072 texts each): the
+scanner and the resolver ask for the same words again and again.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 import unicodedata
 
@@ -91,6 +95,7 @@ def romanise_ukrainian(text: str) -> str:
     return text.replace("\x00h", "gh").replace("\x00H", "gH").replace("\x00", "")
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def normalise_toponym(text: str) -> str:
     """The exact lookup key of a name: ``"Zaporizhzhia"``, ``"ZAPORIZHZHIA"`` and
     ``"Запоріжжя"`` all give ``"zaporizhzhia"``; ``"Mariupol'"`` gives ``"mariupol"``.
@@ -138,6 +143,7 @@ _FOLD_STEPS: tuple[tuple[re.Pattern[str], str], ...] = tuple(
 )
 
 
+@functools.lru_cache(maxsize=1 << 17)
 def fold_toponym(text: str) -> str:
     """The coarse key that merges romanisation variants of one name (see the module doc).
 
@@ -154,24 +160,40 @@ def fold_toponym(text: str) -> str:
 
 def edit_distance(a: str, b: str, limit: int) -> int:
     """Optimal string alignment distance (Levenshtein plus transposition of neighbours),
-    cut short: any value above ``limit`` is returned as ``limit + 1``."""
+    cut short: any value above ``limit`` is returned as ``limit + 1``. Only the cells within
+    ``limit`` of the diagonal are computed (a path through any other costs more)."""
+    over = limit + 1
     if abs(len(a) - len(b)) > limit:
-        return limit + 1
+        return over
     if a == b:
         return 0
+    width = len(b)
     previous2: list[int] = []
-    previous = list(range(len(b) + 1))
-    for i, char_a in enumerate(a, start=1):
-        current = [i] + [0] * len(b)
+    previous = [j if j <= limit else over for j in range(width + 1)]
+    for i in range(1, len(a) + 1):
+        current = [over] * (width + 1)
+        if i <= limit:
+            current[0] = i
         best = current[0]
-        for j, char_b in enumerate(b, start=1):
-            cost = 0 if char_a == char_b else 1
-            value = min(previous[j] + 1, current[j - 1] + 1, previous[j - 1] + cost)
-            if i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b:
-                value = min(value, previous2[j - 2] + 1)
+        char_a = a[i - 1]
+        for j in range(max(1, i - limit), min(width, i + limit) + 1):
+            char_b = b[j - 1]
+            value = previous[j - 1] + (char_a != char_b)
+            if previous[j] + 1 < value:
+                value = previous[j] + 1
+            if current[j - 1] + 1 < value:
+                value = current[j - 1] + 1
+            if (
+                i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b
+                and previous2[j - 2] + 1 < value
+            ):
+                value = previous2[j - 2] + 1
+            if value > over:
+                value = over
             current[j] = value
-            best = min(best, value)
+            if value < best:
+                best = value
         if best > limit:
-            return limit + 1
+            return over
         previous2, previous = previous, current
-    return min(previous[-1], limit + 1)
+    return min(previous[-1], over)

@@ -227,14 +227,17 @@ RANKING: tuple[Criterion, ...] = (
 # --- what the ranking gives -----------------------------------------------------------------
 
 
-def rank(candidates: Sequence[Candidate], situation: Situation) -> list[Candidate]:
-    """The candidates (one per gazetteer id, the first given), best first by :data:`RANKING`."""
+def rank(candidates: Sequence[Candidate], situation: Situation,
+         among: Sequence[Candidate] | None = None) -> list[Candidate]:
+    """The candidates (one per gazetteer id, the first given), best first by :data:`RANKING`;
+    ``among``, when given, is the larger set they were taken from, whose well-known towns
+    count (so that ranking part of a set orders it as ranking the whole set would)."""
     unique: dict[str, Candidate] = {}
     for candidate in candidates:
         unique.setdefault(candidate.place.gazetteer_id, candidate)
     found = list(unique.values())
     if situation.head_key:
-        situation = _with_big(situation, found)
+        situation = _with_big(situation, found if among is None else among)
     return sorted(found, key=lambda c: sort_key(c, situation))
 
 

@@ -6,8 +6,9 @@ command call :meth:`Gazetteer.resolve`, :meth:`Gazetteer.lookup`,
 (:mod:`.scanner`) reads the same name tables, and :mod:`.locators` links the names a text
 attaches to a place name. A :class:`Gazetteer` is built once by
 :func:`casebuilder.gazetteer.load_gazetteer` and passed to whoever needs it; it holds no global
-state and is never changed after it is built (its only cache memoises a pure function), so one
-object may serve many threads.
+state and is never changed after it is built (its caches memoise pure functions of its index:
+the candidates of a name, the answer to a query and context, the reading of a place string), so
+one object may serve many threads.
 
 How a query such as ``"Chuhuiv, south of Kharkiv"``, ``"Merefa, Kharkivska, Ukraine"`` or
 ``"Vilkhivka, Kharkivskyi, Kharkiv"`` is resolved:
@@ -20,9 +21,15 @@ How a query such as ``"Chuhuiv, south of Kharkiv"``, ``"Merefa, Kharkivska, Ukra
    region (any spelling :class:`RegionMatcher` knows), or a settlement, which then serves as an
    anchor.
 2. Candidates for the head are the places whose normalised name equals the head's ("exact"),
-   else whose fold key does ("fold": romanisation variants); if none lies in a named region,
-   names one or two letters apart in that region are tried ("fuzzy"). A head with "raion",
-   "district" or "rayon" that names a raion prefers the raion ("Kharkivskyi district").
+   else whose fold key does ("fold": romanisation variants); if none lies in a named region
+   (or, with no region named, none exists), the places of that region (else of the country)
+   whose own name the head is a Russian-style form of ("form": Kharkov, Orekhov, Ugledar),
+   else whose name is one or two letters apart ("fuzzy"), are tried (see :mod:`.spellings`).
+   A head with "raion", "district", "rayon", "hromada" or "community" that names a raion or
+   hromada prefers it ("Kharkivskyi district", "Vilkhivska hromada"). A head that names no
+   place but ends in a site's word is the town the site is named after ("the Pochaiv Lavra",
+   "Kherson airport"), and a street, square or park ("Pushkin Street") is never the place its
+   name recalls: it gives the town named with it, else the region, else nothing.
 3. Disambiguation, in this order: a region named in the query keeps only its candidates, and
    a raion named in the query keeps those inside it (when none is, nearness to the raion
    counts instead); else a region or raion named beside the mention, in its own sentence or
@@ -66,6 +73,7 @@ from typing import Literal
 
 from casebuilder.gazetteer.build import HOME_COUNTRY, NEIGHBOUR_COUNTRIES, GazetteerIndex, Region
 from casebuilder.gazetteer.geo import Coordinates, distance_km, nearest_distance_km
+from casebuilder.gazetteer.geocoding import Geocoding, geocode
 from casebuilder.gazetteer.layout import mark_region_lists, with_layout
 from casebuilder.gazetteer.lexicon import alternatives, gazetteer_lexicon
 from casebuilder.gazetteer.locators import link_locators
@@ -93,6 +101,7 @@ from casebuilder.gazetteer.ranking import (
     undecided,
 )
 from casebuilder.gazetteer.scanner import ToponymScanner, city_bound, generic_city_name
+from casebuilder.gazetteer.spellings import FormTable, TypoTable, form_rules
 
 _LEXICON = gazetteer_lexicon()
 _REGION_WORDS = _LEXICON.words("region_name_words")
@@ -102,7 +111,14 @@ _COUNTRY_CODES = {key: code.upper() for key, code in
 _RELATIVE = _LEXICON.pattern("relative_position")
 _TYPE_PREFIX = _LEXICON.pattern("place_type_prefix")
 _TYPE_SUFFIX = _LEXICON.pattern("place_type_suffix")
-_RAION_WORD = re.compile(rf"\b{alternatives(_LEXICON.words('raion_words'))}\b", re.IGNORECASE)
+_AREA_WORDS = _LEXICON.words("raion_words") | _LEXICON.words("hromada_words")
+_NO_CONTEXT = PlaceContext()
+_TYPO_LENGTHS = (5, 30)  # the folded lengths a name a letter or two off may have
+_REGION_KEY_LENGTH = 30  # a longer text is no misspelt region's name
+_RAION_WORD = re.compile(rf"\b{alternatives(_AREA_WORDS)}\b", re.IGNORECASE)
+_SITE_WORDS = _LEXICON.words("site_words")
+_STREET_AFTER = _LEXICON.words("street_words_after")
+_STREET_BEFORE = _LEXICON.words("street_words_before")
 
 
 @dataclass(frozen=True, slots=True)
@@ -131,6 +147,7 @@ class _Ask:
     local_regions: set[str] = field(default_factory=set)
     local_raions: list[Place] = field(default_factory=list)
     stripped: str = ""  # the head without words of place type
+    street: bool = False  # the head names a street, square or park the gazetteer lacks
     head_key: str = ""
     raion_first: bool = False
     everywhere: list[Candidate] = field(default_factory=list)  # in any country
@@ -176,6 +193,7 @@ class RegionMatcher:
 
     def __init__(self, regions: Sequence[Region]) -> None:
         self.regions = {r.name: r for r in regions}
+        self._matched: dict[tuple[str, bool], frozenset[str]] = {}  # a memo of match
         self._keys: dict[str, set[str]] = defaultdict(set)
         for region in regions:
             short = re.sub(r"\s+(?:Oblast|City)$", "", region.name)
@@ -201,11 +219,17 @@ class RegionMatcher:
     def match(self, text: str, *, fuzzy: bool = True) -> frozenset[str]:
         """Region names (with the regions each one also covers) that ``text`` names; with
         ``fuzzy``, a spelling a letter or two off (one for short names) is accepted too."""
+        found = self._matched.get((text, fuzzy))
+        if found is None:
+            found = self._matched[(text, fuzzy)] = self._match(text, fuzzy)
+        return found
+
+    def _match(self, text: str, fuzzy: bool) -> frozenset[str]:
         key = self._key(text)
         if not key:
             return frozenset()
         found = self._keys.get(key)
-        if not found and fuzzy and len(key) >= 5:
+        if not found and fuzzy and 5 <= len(key) <= _REGION_KEY_LENGTH:
             limit = 1 if len(key) < 7 else 2
             scored = sorted((edit_distance(key, other, limit), other) for other in self._keys)
             if (
@@ -242,7 +266,12 @@ class Gazetteer:
         self.places: tuple[Place, ...] = tuple(index.places)
         self.regions = RegionMatcher(index.regions)
         self.stoplist = index.stoplist
-        self._fold_of = functools.lru_cache(maxsize=1 << 16)(fold_toponym)
+        self._fold_of = fold_toponym
+        # memos of pure functions of the index: a data set names the same places many times
+        # (bounded: a resolution holds every candidate of its name, a hundred for some)
+        self._names_of = functools.lru_cache(maxsize=1 << 14)(self._find_names)
+        self._resolutions = functools.lru_cache(maxsize=1 << 13)(self._resolve)
+        self._geocodings = functools.lru_cache(maxsize=1 << 13)(self._geocode)
         well_known = self._index_names(index)
         self._region_places = {
             p.admin1: p for p in self.places if p.feature_kind == "region" and not p.is_raion
@@ -288,7 +317,8 @@ class Gazetteer:
         where the text also writes them in lower case."""
         exact: dict[str, set[int]] = defaultdict(set)
         fold: dict[str, set[int]] = defaultdict(set)
-        by_region: dict[str, set[tuple[str, str, int]]] = defaultdict(set)
+        misspellable: set[tuple[str, str, int]] = set()
+        formable: set[tuple[str, str, int]] = set()
         self._names: dict[int, dict[str, str]] = defaultdict(dict)
         self._own_folds: dict[int, set[str]] = defaultdict(set)
         well_known: set[str] = set()
@@ -302,11 +332,27 @@ class Gazetteer:
                 if self._scanner_well_known(place):
                     well_known.add(key)
             if _misspellable(place):
-                by_region[place.admin1 or place.country].add((key, folded, number))
+                misspellable.add((key, folded, number))
+            if primary and place.feature_kind not in ("country", "water_body") and not (
+                place.feature_kind == "region" and not place.is_raion
+            ):
+                formable.add((key, folded, number))
         self._exact = {k: tuple(sorted(v)) for k, v in exact.items()}
         self._fold = {k: tuple(sorted(v)) for k, v in fold.items()}
-        self._by_region = {region: tuple(sorted(rows)) for region, rows in by_region.items()}
+        self._misspellable = tuple(sorted(misspellable))
+        self._formable = tuple(sorted(formable))
         return frozenset(well_known)
+
+    @functools.cached_property
+    def _typos(self) -> TypoTable:
+        """The names a query may be a misspelling of (built when first needed)."""
+        return TypoTable(self._misspellable)
+
+    @functools.cached_property
+    def _forms(self) -> FormTable:
+        """The own names of settlements, districts, sites and raions by their form key (built
+        when first needed): a Russian-style form of one finds it (see :mod:`.spellings`)."""
+        return FormTable(self._formable)
 
     def _scanner_well_known(self, place: Place) -> bool:
         """A place whose own name the scanner takes even where the text also writes it in
@@ -367,7 +413,7 @@ class Gazetteer:
             place.gazetteer_id,
         )
 
-    def find_toponyms(self, text: str) -> list[ToponymMention]:
+    def find_toponyms(self, text: str, *, loose: bool = False) -> list[ToponymMention]:
         """Spans of ``text`` that name places, each with its candidates (most likely first:
         see :mod:`casebuilder.gazetteer.scanner`). ``mention.kind`` tells a country, region
         (oblast or raion), settlement, city district, site or water body apart, and
@@ -380,8 +426,10 @@ class Gazetteer:
         bare adjective ("Kharkivskyi") counts only as a locator; every item of a list of
         regions ("the Kyiv, Cherkasy and Zhytomyr regions", "the regions of Kyiv and
         Chernihiv") is the oblast. Each mention carries its sentence and paragraph, and
-        ``dateline`` for the name of a dateline ("KYIV —"; see :mod:`.layout`)."""
-        mentions = self._in_named_towns(self.scanner.find(text))
+        ``dateline`` for the name of a dateline ("KYIV —"; see :mod:`.layout`). ``loose``
+        also takes a capitalised name matching one only up to romanisation ("Malaya Rohan"):
+        for short place strings, not documents (see :meth:`.scanner.ToponymScanner.find`)."""
+        mentions = self._in_named_towns(self.scanner.find(text, loose=loose))
         mentions = mark_region_lists(text, mentions, self._oblast_of)
         mentions = link_locators(text, mentions, self._readings, self._lies_in)
         return with_layout(text, _without_bare_raions(mentions))
@@ -557,6 +605,35 @@ class Gazetteer:
             place = place.place
         return self._countries.get(place.country)
 
+    # --- free-text place strings ------------------------------------------------------------
+
+    def geocode(self, text: str) -> Geocoding:
+        """Every place a free-text place string names, the answer first ("Zaporozhye region:
+        in Orekhov, Gulyaipole and Preobrazhenka" gives Orikhiv, then Huliaipole and
+        Preobrazhenka); see :mod:`casebuilder.gazetteer.geocoding`."""
+        return self._geocodings(text)
+
+    def _geocode(self, text: str) -> Geocoding:
+        return geocode(self, text)
+
+    def names_country(self, text: str) -> bool:
+        """Whether ``text`` is a country's name or abbreviation ("Ukraine", "UA", "Росія")."""
+        return normalise_toponym(text) in self._country_keys
+
+    def names_place(self, text: str) -> bool:
+        """Whether ``text`` as a whole, without words of place type, is a name the gazetteer
+        knows exactly or up to romanisation ("village of Hroza", "Kharkov"; not "Damaged
+        School")."""
+        return bool(self._candidates(text) or self._candidates(_strip_type_words(text)))
+
+    def names_area(self, text: str) -> bool:
+        """Whether ``text`` names a raion or hromada ("Kupiansk district", "Vilkhivska
+        hromada"), exactly, up to romanisation or in a Russian-style form."""
+        if self._raions(text):
+            return True
+        return any(c.place.is_raion for c in self._in_form(_strip_type_words(text), raions=True,
+                                                           country=HOME_COUNTRY))
+
     # --- look-up ---------------------------------------------------------------------------
 
     def names_index(self) -> dict[str, tuple[int, ...]]:
@@ -569,9 +646,12 @@ class Gazetteer:
         return [c.place for c in self._rank_plain(self._candidates(name))]
 
     def _candidates(self, name: str) -> list[Candidate]:
+        return list(self._names_of(name))
+
+    def _find_names(self, name: str) -> tuple[Candidate, ...]:
         key = normalise_toponym(name)
         if not key:
-            return []
+            return ()
         folded = fold_toponym(key)
         found: dict[int, Candidate] = {}
         for number in self._exact.get(key, ()):
@@ -581,10 +661,11 @@ class Gazetteer:
                 found[number] = self._candidate(
                     number, self._matched_name(number, folded), "fold", folded
                 )
-        return list(found.values())
+        return tuple(found.values())
 
     def _candidate(
-        self, number: int, matched: str, match: Literal["exact", "fold", "fuzzy"], folded: str
+        self, number: int, matched: str, match: Literal["exact", "fold", "form", "fuzzy"],
+        folded: str,
     ) -> Candidate:
         alternate = folded not in self._own_folds.get(number, ())
         return Candidate(self.places[number], matched, match, alternate)
@@ -595,38 +676,57 @@ class Gazetteer:
                 return raw
         return self.places[number].name
 
-    def _fuzzy(self, name: str, regions: Iterable[str]) -> list[Candidate]:
-        """Places in ``regions`` whose name is one edit away (two, for long names), compared
-        both as normalised and as folded keys."""
+    def _fuzzy(self, name: str, regions: Iterable[str] = (), country: str = ""
+               ) -> list[Candidate]:
+        """Places in ``regions`` (or, with none, in ``country``) whose name is one edit away
+        (two, for long names), compared both as normalised and as folded keys; the nearest
+        only."""
         key = normalise_toponym(name)
         folded = fold_toponym(key)
-        if len(folded) < 5:
-            return []
+        if not _TYPO_LENGTHS[0] <= len(folded) <= _TYPO_LENGTHS[1] or key.count(" ") > 1:
+            return []  # too short to guess, or a phrase rather than a misspelt name
         limit = 1 if len(folded) < 9 else 2
-        best = limit + 1
-        found: list[tuple[int, str, str]] = []
-        for region in sorted(set(regions)):
-            for other_key, other_fold, number in self._by_region.get(region, ()):
-                if (
-                    abs(len(other_fold) - len(folded)) > limit
-                    and abs(len(other_key) - len(key)) > limit
-                ):
-                    continue
-                distance = min(
-                    edit_distance(key, other_key, limit),
-                    edit_distance(folded, other_fold, limit),
-                )
-                if distance < best:
-                    best, found = distance, []
-                if distance == best:
-                    found.append((number, other_key, other_fold))
-        if best > limit:
+        areas = set(regions)
+        found = [
+            (distance, other_key, number)
+            for distance, other_key, number in self._typos.find(key, folded, limit)
+            if (self.places[number].admin1 or self.places[number].country) in areas
+            or (not areas and self.places[number].country == country)
+        ]
+        if not found:
             return []
+        best = found[0][0]
         unique: dict[int, Candidate] = {}
-        for number, other_key, other_fold in found:
-            candidate = self._candidate(number, self._names[number][other_key], "fuzzy", other_fold)
+        for distance, other_key, number in found:
+            if distance != best:
+                continue
+            candidate = self._candidate(number, self._names[number][other_key], "fuzzy",
+                                        fold_toponym(other_key))  # fmt: skip
             if number not in unique or (unique[number].alternate and not candidate.alternate):
                 unique[number] = candidate
+        return list(unique.values())
+
+    def _in_form(self, name: str, regions: Iterable[str] = (), country: str = "", *,
+                 raions: bool = False) -> list[Candidate]:
+        """Places in ``regions`` (or, with none, in ``country``) of whose own name ``name`` is
+        a Russian-style form (see :mod:`.spellings`), those with the fewest changes only; a
+        raion only with ``raions`` (the query says "raion" or "district")."""
+        areas = set(regions)
+        found = [
+            (changes, key, number)
+            for changes, key, number in self._forms.find(name)
+            if (self.places[number].admin1 in areas
+                or (not areas and self.places[number].country == country))
+            and (raions or not self.places[number].is_raion)
+        ]  # fmt: skip
+        if not found:
+            return []
+        best = found[0][0]
+        unique: dict[int, Candidate] = {}
+        for changes, key, number in found:
+            if changes == best and number not in unique:
+                unique[number] = self._candidate(number, self._names[number][key], "form",
+                                                 fold_toponym(key))  # fmt: skip
         return list(unique.values())
 
     def _rank_plain(self, candidates: Sequence[Candidate]) -> list[Candidate]:
@@ -643,7 +743,10 @@ class Gazetteer:
         ``context.within`` (the locators the text attaches to this mention) counts like the
         query's own qualifiers; ``context.admin1`` and ``context.nearby`` (the rest of the
         document) only choose among candidates."""
-        ask = self._ask(query, context or PlaceContext())
+        return self._resolutions(query, context or _NO_CONTEXT)
+
+    def _resolve(self, query: str, context: PlaceContext) -> Resolution:
+        ask = self._ask(query, context)
         answer = self._without_name(ask) or self._area_or_country(ask)
         if answer is not None:
             return answer
@@ -735,6 +838,16 @@ class Gazetteer:
             # that is a known name
             head = next((part for part in _parts(head) if self._candidates(part)), head)
         candidates = self._candidates(head)
+        if not candidates and _street(head):
+            # "Pushkin Street": named after a person or a town, it is neither
+            ask.street, ask.stripped, ask.head_key = True, head, normalise_toponym(head)
+            return
+        town = "" if candidates or self._candidates(_strip_type_words(head)) else _site_town(head)
+        if town and self._candidates(town):
+            # "the Pochaiv Lavra", "Kherson airport": a site the gazetteer lacks, in its town
+            ask.reasons.append(f"{head!r} is a site the gazetteer does not know: placed at "
+                               f"{town}, the town it is named after")  # fmt: skip
+            head, candidates = town, self._candidates(town)
         # "Kharkivskyi district", "Bakhmut raion": the raion before a city district or town
         ask.raion_first = _RAION_WORD.search(head) is not None and any(
             c.place.is_raion for c in candidates
@@ -756,6 +869,9 @@ class Gazetteer:
         """Keep the candidates in the regions and raions the query, its sentence or paragraph,
         or its document names (step 3); an answer when that settles the query otherwise
         (steps 4 and 5)."""
+        if ask.street and not ask.regions:
+            return Resolution(ask.query, None, ask.stripped, (),
+                              "a street, square or park the gazetteer does not know")  # fmt: skip
         if ask.regions:
             answer = self._in_named_regions(ask)
             if answer is not None:
@@ -765,20 +881,35 @@ class Gazetteer:
         if ask.regions and not ask.raions:
             self._in_context_raions(ask)
         if not ask.pool:
-            ask.pool = self._fuzzy(ask.stripped, [ask.country]) if not ask.candidates else []
+            if not ask.candidates:
+                self._near_spelling(ask, (), ask.country)
             if not ask.pool:
                 return Resolution(ask.query, None, ask.stripped, (), "name not in the gazetteer")
-            ask.reasons.append("spelling one letter off")
         return None
+
+    def _near_spelling(self, ask: _Ask, regions: Iterable[str], country: str = "") -> None:
+        """The places of ``regions`` (or of ``country``) that the head names in its
+        Russian-style form, else a letter or two off, as the pool."""
+        ask.pool = self._in_form(ask.stripped, regions, country,
+                                 raions=_RAION_WORD.search(ask.parsed.head) is not None)
+        if ask.pool:
+            ask.reasons.append("a Russian-style form of the name")
+            return
+        ask.pool = self._fuzzy(ask.stripped, regions, country)
+        if ask.pool:
+            key = normalise_toponym(ask.stripped)
+            near = min(min(edit_distance(key, normalise_toponym(c.matched_name), 2),
+                           edit_distance(fold_toponym(key), fold_toponym(c.matched_name), 2))
+                       for c in ask.pool)  # fmt: skip
+            ask.reasons.append(f"spelling {'one letter' if near <= 1 else 'two letters'} off")
 
     def _in_named_regions(self, ask: _Ask) -> Resolution | None:
         """A region named in the query outweighs the country ("Sudzha, Kursk Oblast,
         Ukraine"), and a raion named there keeps the candidates inside it."""
         inside = [c for c in ask.everywhere if c.place.admin1 in ask.regions]
-        if not inside:
-            inside = self._fuzzy(ask.stripped, ask.regions)
-            if inside:
-                ask.reasons.append("spelling one or two letters off")
+        if not inside and not ask.street:
+            self._near_spelling(ask, ask.regions)
+            inside, ask.pool = ask.pool, ask.candidates
         if not inside:
             return self._outside_named_regions(ask)
         ask.pool = inside
@@ -805,6 +936,11 @@ class Gazetteer:
                 f"{stripped!r} is known only in other cities; placed at {city.name}, "
                 "the city named with it",
             )  # fmt: skip
+        if ask.street and ask.anchor_places:
+            city = ask.anchor_places[0]
+            return Resolution(query, city, city.name, (),
+                              f"{stripped!r} is a street, square or park the gazetteer does not "
+                              f"know; placed at {city.name}, the town named with it")  # fmt: skip
         # A well-known town just outside the named region is meant ("Lysychansk, Donetsk
         # Oblast"); a smaller place of that name elsewhere is more likely another one the data
         # lacks, so the region (or raion) is taken instead.
@@ -904,7 +1040,12 @@ class Gazetteer:
             reasons.append("the query gives a position relative to this place")
         if best.place.placed_at:
             reasons.append(f"placed at the {best.place.placed_at}")
-        others = [c for c in rank(ask.candidates, situation) if c not in ranked]
+        kept = {c.place.gazetteer_id for c in ranked}
+        every: dict[str, Candidate] = {}
+        for candidate in ask.candidates:
+            every.setdefault(candidate.place.gazetteer_id, candidate)
+        others = rank([c for gid, c in every.items() if gid not in kept], situation,
+                      among=list(every.values()))  # fmt: skip
         return Resolution(
             ask.query, best.place, best.matched_name, tuple(ranked + others), "; ".join(reasons),
             tuple(c.place for c in undecided(ranked, situation)),
@@ -1067,7 +1208,9 @@ def _prominent(place: Place, figures: Thresholds) -> bool:
 def _prominent_abroad(candidates: Sequence[Candidate], country: str, figures: Thresholds
                       ) -> bool:
     """Whether a large place abroad of this very name outweighs the home country's candidates,
-    which all either are small (not well known) or have the name only as an alternate."""
+    which all either are small (not well known) or have the name only as an alternate that
+    is not a Russian-style form of their own name ("Seversk" is Siversk's Russian form: the
+    town of Donetsk Oblast, not Seversk in Siberia)."""
     if not any(
         c.place.country != country
         and not c.alternate
@@ -1076,8 +1219,10 @@ def _prominent_abroad(candidates: Sequence[Candidate], country: str, figures: Th
         for c in candidates
     ):
         return False
+    rules = form_rules()
     return all(
-        c.alternate or (c.place.population or 0) < figures.well_known_population
+        (c.place.population or 0) < figures.well_known_population
+        or (c.alternate and not rules.same(c.matched_name, c.place.name))
         for c in candidates
         if c.place.country == country
     )
@@ -1117,6 +1262,25 @@ def _parts(head: str) -> list[str]:
     parts += re.split(r"\s*(?:/|\s-\s|[()])\s*", head)
     parts += head.split("-")
     return [part.strip() for part in parts if part.strip() and part.strip() != head]
+
+
+def _street(head: str) -> bool:
+    """Whether a head names a street, square or park ("Pushkin Street", "vul. Shevchenka")."""
+    words = normalise_toponym(head).split()
+    return len(words) > 1 and (words[-1] in _STREET_AFTER or words[0] in _STREET_BEFORE)
+
+
+def _site_town(head: str) -> str:
+    """The head without the words that end a site's name ("the Pochaiv Lavra" -> "Pochaiv",
+    "Kherson International Airport" -> "Kherson"); empty when nothing is left or the head
+    does not end in such a word."""
+    words = head.split()
+    cut = len(words)
+    while cut > 0 and normalise_toponym(words[cut - 1]) in _SITE_WORDS:
+        cut -= 1
+    if cut == len(words) or cut == 0:
+        return ""
+    return re.sub(r"^(?:the\s+)", "", " ".join(words[:cut]), flags=re.IGNORECASE).strip()
 
 
 def _strip_type_words(text: str) -> str:

@@ -37,7 +37,9 @@ How it avoids the usual false alarms:
   "Nova" (except on a headline in title case, and before "Village", "Oblast", ...).
 * A name before "Street", "Square", "Park", "Avenue", "highway", ... or after "vulytsia",
   "prospekt", ... names a street, square or park ("Pushkin Street", "Gorky Park", "Zhytomyr
-  highway"), not the place, and is skipped.
+  highway"), not the place, and is skipped; so is a name before "agreements", "Memorandum",
+  "Patriarchate", "format", "talks", ... ("the Minsk agreements", "the Budapest Memorandum",
+  "the Moscow Patriarchate"): an agreement or a church body, not where something happened.
 * A name next to a word for a body of water ("the Irpin River", "the river Irpin", "the Sea of
   Marmara", "Lake Sasyk") is a water body, never the settlement of the same name: it is
   reported as the water body when the gazetteer knows it, and skipped otherwise. So is a
@@ -57,6 +59,7 @@ How it avoids the usual false alarms:
 from __future__ import annotations
 
 import bisect
+import functools
 import re
 from collections import defaultdict
 from collections.abc import Callable, Mapping, Sequence
@@ -83,6 +86,7 @@ _WATER_BEFORE: dict[tuple[str, ...], str] = {
 _MAX_WORDS = 6
 _STREET_AFTER = _LEXICON.words("street_words_after")
 _STREET_BEFORE = _LEXICON.words("street_words_before")
+_NOT_A_PLACE_AFTER = _LEXICON.words("not_a_place_after")
 _CALENDAR = _LEXICON.words("calendar_words")
 _CITY_WORDS = _LEXICON.words("city_words_after_river")
 _BANK_WORDS = _LEXICON.words("bank_words")
@@ -142,7 +146,23 @@ class ToponymScanner:
         # first word -> word counts of names starting with it, longest first
         self._lengths = {w: tuple(sorted(n, reverse=True)) for w, n in first.items()}
 
-    def find(self, text: str) -> list[ToponymMention]:
+    @functools.cached_property
+    def _fold_lengths(self) -> dict[str, tuple[int, ...]]:
+        """First word of a fold key -> word counts of the fold keys starting with it, longest
+        first (for :meth:`find` with ``loose``)."""
+        first: dict[str, set[int]] = defaultdict(set)
+        for key in self._folds:
+            words = key.split()
+            if len(words) <= _MAX_WORDS and len(key) >= 3:
+                first[words[0]].add(len(words))
+        return {w: tuple(sorted(n, reverse=True)) for w, n in first.items()}
+
+    def find(self, text: str, *, loose: bool = False) -> list[ToponymMention]:
+        """The gazetteer names in ``text`` (see the module doc). With ``loose``, a capitalised
+        name that matches no name exactly may match one up to romanisation ("Malaya Rohan" for
+        Mala Rohan, "Gulyaipole" for Huliaipole), as the fold key merges them: for short
+        free-text place strings (``casebuilder geocode``), not for documents, where a fold
+        match of a capitalised word is more often a word than a place."""
         words = [
             (m.start(), m.end() - (2 if _POSSESSIVE.search(m.group()) else 0))
             for m in _WORD.finditer(text)
@@ -157,6 +177,9 @@ class ToponymScanner:
         while index < len(words):
             free_from = mentions[-1].end if mentions else 0
             found = self._match_at(text, words, keys, index, lower_words, titled, free_from)
+            if found is None and loose and self._fold_of is not None:
+                found = self._match_at(text, words, keys, index, lower_words, titled, free_from,
+                                       by_fold=True)  # fmt: skip
             if found is None:
                 index += 1
                 continue
@@ -175,6 +198,7 @@ class ToponymScanner:
         lower_words: set[str],
         titled: set[int] | frozenset[int] = frozenset(),
         free_from: int = 0,
+        by_fold: bool = False,
     ) -> tuple[ToponymMention | None, int] | None:
         """The mention starting at word ``index`` and the number of words it takes; a mention
         of None means the words are read and skipped (a water body the gazetteer lacks, the
@@ -183,7 +207,11 @@ class ToponymScanner:
         token = text[start:end]
         if not token[0].isupper() or len(token) < 3 or (token.isupper() and len(token) <= 3):
             return None
-        lengths = self._lengths.get(keys[index])
+        fold_of = self._fold_of
+        if by_fold and fold_of is not None:
+            lengths = self._fold_lengths.get(fold_of(keys[index]))
+        else:
+            lengths = self._lengths.get(keys[index])
         if not lengths:
             return None
         reach = 1  # how many following words are joined to this one by a space or hyphen
@@ -195,7 +223,10 @@ class ToponymScanner:
             if length > reach:
                 continue
             key = " ".join(keys[index : index + length])
-            numbers = self._names.get(key)
+            numbers: Sequence[int] = (
+                self._loose(text, words, keys, index, length, key, fold_of(key))
+                if by_fold and fold_of is not None else self._names.get(key, ())
+            )  # fmt: skip
             if not numbers:
                 continue
             if length == 1 and key in self._demonyms:
@@ -236,6 +267,27 @@ class ToponymScanner:
             candidates += self._fold_candidates(numbers, key)
             return ToponymMention(start, span_end, text[start:span_end], candidates), length
         return None
+
+    def _loose(self, text: str, words: list[tuple[int, int]], keys: list[str], index: int,
+               length: int, key: str, folded: str) -> Sequence[int]:
+        """The places a name matches only up to romanisation (``find`` with ``loose``): places
+        of the home country whose own name it is, and for one word, only a word of six
+        letters or more not followed by another capitalised word ("School No. 5", "Mass
+        grave", "Velikye Artakovo" are no fold matches)."""
+        if length == 1:
+            following = index + 1
+            if len(folded) < _LOOSE_WORD or (
+                following < len(words) and text[words[following][0]].isupper()
+                and self._joined(text, words, following)
+            ):
+                return ()
+        own = self._own_name
+        return [
+            number for number in self._folds.get(folded, ())
+            if self._places[number].country == self._home
+            and self._places[number].feature_kind not in ("country", "region", "water_body")
+            and (own is None or own(number, key))
+        ]  # fmt: skip
 
     def _cued(
         self,
@@ -289,10 +341,12 @@ class ToponymScanner:
 
     @staticmethod
     def _street(keys: list[str], index: int, last: int, reach: int) -> bool:
-        """Whether the name is part of a street's, square's or park's name."""
+        """Whether the name is part of a street's, square's or park's name, or of the name
+        of an agreement, talks or a church body ("the Minsk agreements", "the Moscow
+        Patriarchate")."""
         after = keys[last + 1] if last + 1 < index + reach else ""
         before = keys[index - 1] if index > 0 else ""
-        return after in _STREET_AFTER or before in _STREET_BEFORE
+        return after in _STREET_AFTER or after in _NOT_A_PLACE_AFTER or before in _STREET_BEFORE
 
     def _unknown_name(
         self,
@@ -493,6 +547,7 @@ _NOT_A_NAME_AFTER = (
     | _LEXICON.words("not_a_name_after")
 )
 _OPENER_NAMES = 3
+_LOOSE_WORD = 6  # the fewest letters of one word matched only up to romanisation
 _HEADLINE_CHARS = 160
 
 

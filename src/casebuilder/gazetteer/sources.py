@@ -44,6 +44,7 @@ DATA_FILES = (
     "variants.toml",
     "stoplist.txt",
     "demonyms.txt",
+    "forms.toml",  # read at query time by spellings.py; its digest is part of the id
 )
 
 

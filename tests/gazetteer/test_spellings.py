@@ -1,0 +1,119 @@
+"""Russian-style forms (data/forms.toml) and spellings a letter or two off
+(casebuilder/gazetteer/spellings.py): every rule's examples and counterexamples, each rule
+switched off in turn, a malformed file, and the typo table's reach. Fast: no index is built."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from casebuilder.gazetteer.normalise import fold_toponym, normalise_toponym
+from casebuilder.gazetteer.spellings import (
+    FormRules,
+    FormTable,
+    TypoTable,
+    form_rules,
+    load_form_rules,
+)
+from casebuilder.model.lexicon import LexiconError
+
+RULES = form_rules()
+
+
+def _every_example(rules: FormRules) -> list[tuple[str, str, str]]:
+    pairs = [("vowels", a, b) for a, b in rules.examples]
+    pairs += [(rule.name, a, b) for rule in rules.rules for a, b in rule.examples]
+    return pairs
+
+
+@pytest.mark.parametrize(("rule", "russian", "ukrainian"), _every_example(RULES))
+def test_each_example_is_one_name(rule: str, russian: str, ukrainian: str) -> None:
+    assert RULES.same(russian, ukrainian), (rule, RULES.runs(russian), RULES.runs(ukrainian))
+
+
+def _every_counterexample(rules: FormRules) -> list[tuple[str, str, str]]:
+    pairs = [("vowels", a, b) for a, b in rules.counterexamples]
+    pairs += [(rule.name, a, b) for rule in rules.rules for a, b in rule.counterexamples]
+    return pairs
+
+
+@pytest.mark.parametrize(("rule", "first", "second"), _every_counterexample(RULES))
+def test_each_counterexample_is_two_names(rule: str, first: str, second: str) -> None:
+    assert not RULES.same(first, second), rule
+
+
+@pytest.mark.parametrize("rule", [rule.name for rule in RULES.rules])
+def test_each_rule_is_needed_by_its_examples(rule: str) -> None:
+    without = RULES.without(rule)
+    examples = next(r.examples for r in RULES.rules if r.name == rule)
+    assert examples, f"{rule} has no examples"
+    assert not all(without.same(a, b) for a, b in examples), (
+        f"{rule}: its examples still pass without it"
+    )
+
+
+def test_every_rule_says_what_it_is_for() -> None:
+    assert RULES.rules
+    for rule in RULES.rules:
+        assert rule.about and rule.examples and rule.counterexamples, rule.name
+
+
+def test_a_form_key_needs_enough_consonants() -> None:
+    assert RULES.key("Bila") == ""  # two consonants: too short to be compared
+    assert RULES.key("Kharkov") == RULES.key("Kharkiv") != ""
+    assert RULES.runs("Orekhov") == ("*r*h*v", ("o", "e", "o"))
+
+
+def test_a_malformed_forms_file_is_refused_by_line_and_key(tmp_path: Path) -> None:
+    text = RULES_TEXT.replace('replacement = "vu"', 'replacment = "vu"')
+    path = tmp_path / "forms.toml"
+    path.write_text(text, encoding="utf-8")
+    with pytest.raises(LexiconError, match=r"forms\.toml:\d+: \[\[rule\]\] unknown key "
+                                           r"'replacment'"):
+        load_form_rules(path)
+    path.write_text(RULES_TEXT.replace("max_changes = 2", 'max_changes = "two"'),
+                    encoding="utf-8")
+    with pytest.raises(LexiconError, match="max_changes must be a whole number"):
+        load_form_rules(path)
+
+
+RULES_TEXT = '''
+[vowels]
+about = "test"
+letters = "aeiou"
+max_changes = 2
+min_consonants = 3
+
+[[rule]]
+name = "prothetic_v"
+about = "test"
+pattern = "^u"
+replacement = "vu"
+'''
+
+
+def _rows(*names: str) -> list[tuple[str, str, int]]:
+    return [(normalise_toponym(n), fold_toponym(n), number) for number, n in enumerate(names)]
+
+
+def test_the_form_table_finds_the_fewest_changes_first() -> None:
+    table = FormTable(_rows("Orikhiv", "Oriokhiv", "Kharkiv", "Vuhledar"))
+    assert [number for _c, _k, number in table.find("Orekhov")][:1] == [0]
+    assert [number for _c, _k, number in table.find("Ugledar")] == [3]
+    assert table.find("Kherson") == []
+
+
+def test_the_typo_table_reaches_one_edit_and_most_two() -> None:
+    table = TypoTable(_rows("Kramatorsk", "Rubizhne", "Zelenodolsk", "Novyi Korotych"))
+
+    def found(query: str, limit: int) -> list[int]:
+        key = normalise_toponym(query)
+        return [number for _d, _k, number in table.find(key, fold_toponym(key), limit)]
+
+    assert found("Kramatorks", 1) == [0]  # two letters swapped
+    assert found("Rubzihne", 1) == [1]  # swapped before the fold merges zh
+    assert found("Zelenodol", 2) == [2]  # two letters missing
+    assert found("New Korotich", 2) == [3]  # a letter changed and one missing
+    assert found("Kramatorsk", 1) == [0]
+    assert found("Qwertyuiop", 2) == []
