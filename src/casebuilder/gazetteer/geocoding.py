@@ -42,8 +42,8 @@ The first place is the answer (:attr:`Geocoding.place`); the other places follow
 :attr:`Geocoding.others`, in the order of the string, except that a place found only on a name
 on a guess (a name a letter or two off, a Russian-style form, one word of the part, the town of
 a site) comes after the places named as written, and after a reference point when no place is
-named as written ("Strike near Yuzhnoukrainsk" is not the village Stroky). :attr:`Geocoding.how` says which
-reading was used; each resolution's reason says how its place was chosen.
+named as written ("Strike near Yuzhnoukrainsk" is not the village Stroky).
+:attr:`Geocoding.how` says which reading was used; each resolution's reason says how its place was chosen.
 """
 
 from __future__ import annotations
