@@ -43,7 +43,8 @@ The first place is the answer (:attr:`Geocoding.place`); the other places follow
 on a guess (a name a letter or two off, a Russian-style form, one word of the part, the town of
 a site) comes after the places named as written, and after a reference point when no place is
 named as written ("Strike near Yuzhnoukrainsk" is not the village Stroky).
-:attr:`Geocoding.how` says which reading was used; each resolution's reason says how its place was chosen.
+:attr:`Geocoding.how` says which reading was used; each resolution's reason says how its place
+was chosen.
 """
 
 from __future__ import annotations
