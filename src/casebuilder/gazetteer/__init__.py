@@ -46,7 +46,7 @@ and :func:`same_place` are the one definition of how coarse a place is and of wh
 places are one. The index derived from them takes about five seconds to build and is cached as
 JSON in ``cache_dir`` (keyed by the package versions and a digest of the data files), so later
 loads take under a second. See docs/decisions/0005-gazetteer.md, and
-docs/decisions/0010-free-text-geocoding.md for :meth:`Gazetteer.geocode`.
+docs/decisions/0014-free-text-geocoding.md for :meth:`Gazetteer.geocode`.
 """
 
 from __future__ import annotations
