@@ -75,3 +75,39 @@ def test_init_killed_at_random_points_then_a_plain_command(tmp_path):
             assert again.returncode == 0, f"run {run}: {again.stdout}{again.stderr}"
         checked = run_cli("verify", home=home)
         assert checked.returncode == 0, f"run {run}: {checked.stdout}{checked.stderr}"
+
+
+def test_a_schema_half_made_by_a_stopped_init_is_cleared(tmp_path):
+    """Killed inside the schema's creation: tables exist, their version is not recorded."""
+    import sqlite3
+
+    paths = CasePaths(tmp_path / "home")
+    paths.keys.mkdir(parents=True)
+    create_signing_key(paths.signing_key, paths.public_key)
+    db = sqlite3.connect(paths.database)
+    db.execute("CREATE TABLE case_info (id TEXT PRIMARY KEY)")
+    db.commit()
+    db.close()
+    case = init_case(paths.root, environ={})
+    try:
+        first = json.loads(paths.log.read_text().splitlines()[0])
+        assert "case.db" in first["details"]["unfinished_init_cleared"]
+    finally:
+        case.close()
+    assert run_cli("verify", home=paths.root).returncode == 0
+
+
+def test_a_database_holding_items_without_a_config_is_refused_untouched(tmp_path):
+    import sqlite3
+
+    paths = CasePaths(tmp_path / "home")
+    paths.root.mkdir()
+    db = sqlite3.connect(paths.database)
+    db.execute("CREATE TABLE items (id INTEGER PRIMARY KEY)")
+    db.execute("INSERT INTO items VALUES (1)")
+    db.commit()
+    db.close()
+    before = paths.database.read_bytes()
+    with pytest.raises(CaseHomeError, match=r"holds 1 rows of items"):
+        init_case(paths.root, environ={})
+    assert paths.database.read_bytes() == before

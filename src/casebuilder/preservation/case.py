@@ -682,7 +682,7 @@ def init_case(
         config = CaseConfig(
             case_id=str(uuid.uuid4()), name=name or home.resolve().name, investigator=investigator
         )
-        unfinished = _clear_unfinished_init(paths)
+        unfinished = _clear_unfinished_init(paths, environ)
         signer = create_signing_key(paths.signing_key, paths.public_key)
         paths.log.touch()
         case = _assemble(paths, config, signer.public_key, clock, environ, signer)
@@ -713,7 +713,7 @@ def init_case(
     return case
 
 
-def _clear_unfinished_init(paths: CasePaths) -> list[str]:
+def _clear_unfinished_init(paths: CasePaths, environ: Mapping[str, str]) -> list[str]:
     """What an init stopped before its config.toml (killed, a full disk) left: a key pair that
     signed nothing and an empty log. They are removed so that init can start again, and the
     new case's ``init`` entry names them. Anything signed (a log line, a seal, a checkpoint) is
@@ -728,9 +728,41 @@ def _clear_unfinished_init(paths: CasePaths) -> list[str]:
             f"{paths.root} holds no config.toml but holds {', '.join(map(str, signed))}: not "
             "a case home casebuilder left unfinished; nothing was changed"
         )
-    for path in left:
+    database = _unfinished_database(paths, environ, refuse=bool(signed))
+    for path in [*left, *database]:
         path.unlink()
-    return [str(p.relative_to(paths.root)) for p in left]
+    return [str(p.relative_to(paths.root)) for p in [*left, *database]]
+
+
+def _unfinished_database(paths: CasePaths, environ: Mapping[str, str], *, refuse: bool
+                         ) -> list[Path]:
+    """The default SQLite files an init stopped part-way through its schema may have left (the
+    tables made, the schema's version not yet recorded). Cleared only when they hold no item
+    and no custody entry; otherwise init refuses, naming the file."""
+    if environ.get(DATABASE_ENV) or not paths.database.exists():
+        return []
+    import sqlite3
+
+    held = 0
+    try:
+        db = sqlite3.connect(f"file:{paths.database}?mode=ro", uri=True)
+        try:
+            tables = {row[0] for row in db.execute("SELECT name FROM sqlite_master")}
+            for table in ("items", "custody_events", "checkpoints"):
+                if table in tables:
+                    held += db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()[0]  # noqa: S608
+        finally:
+            db.close()
+    except sqlite3.Error as exc:
+        raise CaseHomeError(f"{paths.database} exists but cannot be read ({exc}); "
+                            "nothing was changed") from exc
+    if held or refuse:
+        raise CaseHomeError(f"{paths.root} holds no config.toml but {paths.database} holds "
+                            f"{held} rows of items, entries or checkpoints: not a case home "
+                            "casebuilder left unfinished; nothing was changed")
+    sidecars = [paths.database.with_name(paths.database.name + s) for s in ("-wal", "-shm",
+                                                                              "-journal")]
+    return [paths.database, *(p for p in sidecars if p.exists())]
 
 
 def _clear_unfinished_rows(session: Session, paths: CasePaths) -> None:
