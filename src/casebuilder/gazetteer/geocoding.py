@@ -125,6 +125,16 @@ def geocode(gazetteer: Gazetteer, text: str) -> Geocoding:
     if any(_running_text(piece) and not gazetteer.lookup(piece) for piece in pieces):
         return _as_running_text(gazetteer, text)
     parts = [_role(gazetteer, piece, number) for number, piece in enumerate(pieces)]
+    found, guessed, failed = _place_parts(gazetteer, parts)
+    if not found:
+        found = _fallback(gazetteer, parts, guessed, failed)
+    return Geocoding(text, _ordered([*found, *guessed, *failed]), "parts")
+
+
+def _place_parts(gazetteer: Gazetteer, parts: list[_Part]
+                 ) -> tuple[list[Resolution], list[Resolution], list[Resolution]]:
+    """The parts that are places, resolved: (placed on a name as written or one of its forms,
+    placed on a guess, placed only by a region or not at all)."""
     found: list[Resolution] = []  # placed on a name as written or one of its forms
     guessed: list[Resolution] = []  # placed on a name a letter or two off
     failed: list[Resolution] = []  # placed only by a region, or not at all
@@ -147,18 +157,24 @@ def geocode(gazetteer: Gazetteer, text: str) -> Geocoding:
         placed = [r for r in scanned.resolutions if r.place is not None]
         found.extend(r for r in placed if r.place is not None and r.place.feature_kind in _FINE)
         failed.extend([resolution, *(r for r in placed if r not in found)])
-    if not found:
-        # no place of its own, or only a guess at a misspelt one ("near Klishchiivka, Bakhmut
-        # front", "LPR", "Fighting near Vuhledar in the Donetsk region", "Strike near
-        # Yuzhnoukrainsk"): the first reference point, else the guesses, else what the places
-        # fell back on, else the first area
-        first = next((p for p in parts if p.role == "reference"), None)
-        if first is None and not guessed and not any(r.place is not None for r in failed):
-            first = next((p for p in parts if p.role == "area"), None)
-        if first is not None:
-            others = tuple(p.anchor for p in parts if p is not first and p.role != "place")
-            found = [gazetteer.resolve(first.text, PlaceContext(within=others))]
-    return Geocoding(text, _ordered([*found, *guessed, *failed]), "parts")
+    return found, guessed, failed
+
+
+def _fallback(gazetteer: Gazetteer, parts: list[_Part], guessed: list[Resolution],
+              failed: list[Resolution]) -> list[Resolution]:
+    """When no part is a place of its own: the first reference point, else (with no guess and
+    nothing placed by a region) the first area; empty when there is neither."""
+    # no place of its own, or only a guess at a misspelt one ("near Klishchiivka, Bakhmut
+    # front", "LPR", "Fighting near Vuhledar in the Donetsk region", "Strike near
+    # Yuzhnoukrainsk"): the first reference point, else the guesses, else what the places
+    # fell back on, else the first area
+    first = next((p for p in parts if p.role == "reference"), None)
+    if first is None and not guessed and not any(r.place is not None for r in failed):
+        first = next((p for p in parts if p.role == "area"), None)
+    if first is not None:
+        others = tuple(p.anchor for p in parts if p is not first and p.role != "place")
+        return [gazetteer.resolve(first.text, PlaceContext(within=others))]
+    return []
 
 
 def _guessed(gazetteer: Gazetteer, resolution: Resolution, part: _Part) -> bool:
