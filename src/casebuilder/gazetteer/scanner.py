@@ -245,14 +245,11 @@ class ToponymScanner:
                     return water
             if self._street(keys, index, last, reach):
                 return None, last - index + 2  # "Pushkin Street", "Gorky Park"
-            if length == 1 and not self._plausible(keys, index, lower_words):
-                return None
-            if length == 1 and self._surname(text, words, keys, index, candidates):
-                return None
             if length == 1:
-                run = self._unknown_name(text, words, keys, index, reach, candidates, titled)
-                if run:
-                    return None, run  # "Nova Foobarivka", "Anna Kovalenko"
+                refused, run = self._one_word_refused(text, words, keys, index, reach,
+                                                      candidates, titled, lower_words)
+                if refused:
+                    return (None, run) if run else None
             span_end = words[last][1]
             region = self._region_after(text, words, keys, index, last, reach)
             if region is not None:
@@ -267,6 +264,20 @@ class ToponymScanner:
             candidates += self._fold_candidates(numbers, key)
             return ToponymMention(start, span_end, text[start:span_end], candidates), length
         return None
+
+    def _one_word_refused(self, text: str, words: list[tuple[int, int]], keys: list[str],
+                          index: int, reach: int, candidates: tuple[Place, ...],
+                          titled: set[int] | frozenset[int], lower_words: set[str]
+                          ) -> tuple[bool, int]:
+        """Whether a one-word name is no place here, and how many words to skip with it (0:
+        only the word): an implausible word, a surname, or the first word of a name the
+        gazetteer does not know ("Nova Foobarivka", "Anna Kovalenko")."""
+        if not self._plausible(keys, index, lower_words):
+            return True, 0
+        if self._surname(text, words, keys, index, candidates):
+            return True, 0
+        run = self._unknown_name(text, words, keys, index, reach, candidates, titled)
+        return bool(run), run
 
     def _loose(self, text: str, words: list[tuple[int, int]], keys: list[str], index: int,
                length: int, key: str, folded: str) -> Sequence[int]:
