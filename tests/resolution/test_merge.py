@@ -311,3 +311,22 @@ def test_villages_further_apart_stay_apart_whatever_they_share():
     assert groups(merge([_settlement("w", west, day="2022-05-07", tolls=[3], order="1"),
                          _settlement("f", far, day="2022-05-07", tolls=[3], order="2")])) \
         == [["f"], ["w"]]
+
+
+def test_the_anchor_is_the_most_precisely_placed_member_before_the_earliest():
+    """A cluster's anchor ranks its members by the gazetteer's precision rank first: a
+    settlement reported later anchors over a region reported first, and a village placed at
+    its hromada's centre (a district over 5 km uncertain) ranks below a located town."""
+    from dataclasses import replace
+
+    from casebuilder.resolution.merge import Cluster
+
+    region = m("a-region", KRAMATORSK, day="2022-04-08", precision="region", order="1")
+    town = m("b-town", KRAMATORSK, day="2022-04-08", precision="settlement", order="2")
+    assert Cluster(members=[region, town]).anchor is town
+    cluster = Cluster(members=[region])
+    cluster.add(town)
+    assert cluster.anchor is town
+    hromada = replace(m("a-village", KRAMATORSK, day="2022-04-08", precision="district",
+                        order="1"), uncertainty_km=12.0)
+    assert Cluster(members=[hromada, town]).anchor is town
