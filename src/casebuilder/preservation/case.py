@@ -722,20 +722,19 @@ def _clear_unfinished_init(paths: CasePaths, environ: Mapping[str, str]) -> list
               if p.exists() and p.stat().st_size > 0]
     if paths.log.exists() and paths.log.stat().st_size > 0:
         signed.insert(0, paths.log)
-    left = [p for p in (paths.signing_key, paths.public_key) if p.exists()]
-    if left and signed:
+    if signed:
         raise CaseHomeError(
             f"{paths.root} holds no config.toml but holds {', '.join(map(str, signed))}: not "
             "a case home casebuilder left unfinished; nothing was changed"
         )
-    database = _unfinished_database(paths, environ, refuse=bool(signed))
+    left = [p for p in (paths.signing_key, paths.public_key) if p.exists()]
+    database = _unfinished_database(paths, environ)
     for path in [*left, *database]:
         path.unlink()
     return [str(p.relative_to(paths.root)) for p in [*left, *database]]
 
 
-def _unfinished_database(paths: CasePaths, environ: Mapping[str, str], *, refuse: bool
-                         ) -> list[Path]:
+def _unfinished_database(paths: CasePaths, environ: Mapping[str, str]) -> list[Path]:
     """The default SQLite files an init stopped part-way through its schema may have left (the
     tables made, the schema's version not yet recorded). Cleared only when they hold no item
     and no custody entry; otherwise init refuses, naming the file."""
@@ -756,7 +755,7 @@ def _unfinished_database(paths: CasePaths, environ: Mapping[str, str], *, refuse
     except sqlite3.Error as exc:
         raise CaseHomeError(f"{paths.database} exists but cannot be read ({exc}); "
                             "nothing was changed") from exc
-    if held or refuse:
+    if held:
         raise CaseHomeError(f"{paths.root} holds no config.toml but {paths.database} holds "
                             f"{held} rows of items, entries or checkpoints: not a case home "
                             "casebuilder left unfinished; nothing was changed")
