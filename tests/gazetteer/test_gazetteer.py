@@ -1390,3 +1390,29 @@ def test_a_village_beside_a_named_town_is_not_a_far_city_of_its_name(gazetteer: 
     by_text = {m.text: r.place for m, r in
                zip(mentions, gazetteer.resolve_mentions(mentions), strict=True)}
     assert by_text["Rivne"] is not None and by_text["Rivne"].admin1 == "Donetsk Oblast"
+
+
+def test_two_builders_of_one_cache_do_not_take_each_others_file(
+    tmp_path: Path, gazetteer: Gazetteer, cache_dir: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two commands that find no cache both build and write it; the second one's write,
+    landing while the first is still writing, must not rename the first one's file away
+    (it did with one fixed temporary name: 'cannot write the gazetteer cache')."""
+    import casebuilder.gazetteer.build as build
+
+    (source,) = cache_dir.glob("gazetteer-index-*.json")
+    built = build.GazetteerIndex.from_json(json.loads(source.read_text(encoding="utf-8")))
+    monkeypatch.setattr(build, "build_index", lambda versions: built)
+    real_dump = build.json.dump
+    inside: list[bool] = []
+
+    def dump_while_another_writes(obj: object, handle: object, **kwargs: object) -> None:
+        if not inside:
+            inside.append(True)
+            build.load_or_build_index(tmp_path)  # the other command, finishing first
+        real_dump(obj, handle, **kwargs)
+
+    monkeypatch.setattr(build.json, "dump", dump_while_another_writes)
+    index = build.load_or_build_index(tmp_path)
+    assert index.places == built.places
+    assert [p.name for p in tmp_path.iterdir()] == [source.name]  # no temporary left

@@ -47,7 +47,9 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import statistics
+import tempfile
 from collections import defaultdict
 from collections.abc import Iterable
 from dataclasses import asdict, dataclass, field, replace
@@ -224,10 +226,16 @@ def load_or_build_index(cache_dir: Path | None) -> GazetteerIndex:
     index = build_index(versions)
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp")
-        with temporary.open("w", encoding="utf-8") as handle:
-            json.dump(index.to_json(), handle, ensure_ascii=False, separators=(",", ":"))
-        temporary.replace(path)
+        # A temporary of this process's own: two commands building the same index at once
+        # must not rename each other's file away.
+        fd, name = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=cache_dir)
+        temporary = Path(name)
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as handle:
+                json.dump(index.to_json(), handle, ensure_ascii=False, separators=(",", ":"))
+            temporary.replace(path)
+        finally:
+            temporary.unlink(missing_ok=True)
         for stale in cache_dir.glob("gazetteer-index-*.json"):
             if stale != path:
                 stale.unlink(missing_ok=True)  # built from other versions: never read again
