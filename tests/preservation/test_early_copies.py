@@ -87,3 +87,55 @@ def test_ingest_of_a_large_file_through_the_command_line_is_recorded_once(tmp_pa
     assert checked.returncode == 0 and "object" not in checked.stdout.split("\n", 1)[1], \
         checked.stdout
     assert list((home / "tmp").iterdir()) == []
+
+
+def _writer_locks_held(tmp: Path) -> list[str]:
+    """Names of the writer locks in ``tmp`` some process still holds."""
+    import fcntl
+
+    held = []
+    for lock in tmp.glob("writer-*.lock"):
+        fd = os.open(lock, os.O_RDWR)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            held.append(lock.name)
+        finally:
+            os.close(fd)
+    return held
+
+
+def test_an_ingest_killed_while_its_copier_copies_takes_the_copier_with_it(tmp_path):
+    """The early copy runs in a forked copier; kill -9 of the command must not leave it
+    running (writing into tmp/ and holding the command's writer lock), and the next command
+    clears what it left."""
+    import signal
+    import subprocess
+    import sys
+    import time
+
+    home = tmp_path / "home"
+    assert run_cli("init", home=home).returncode == 0
+    big = tmp_path / "big.bin"
+    with open(big, "wb") as fh:
+        for _ in range(48):
+            fh.write(os.urandom(8 * 1024 * 1024))
+    command = [sys.executable, "-m", "casebuilder", "--home", str(home), "ingest",
+               "--no-progress", str(big)]
+    ingest_run = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.monotonic() + 60
+    while not list((home / "tmp").glob("incoming-*")) and time.monotonic() < deadline:
+        time.sleep(0.002)
+    assert list((home / "tmp").glob("incoming-*")), "no copy was seen under way"
+    ingest_run.send_signal(signal.SIGKILL)
+    ingest_run.wait()
+    deadline = time.monotonic() + 10
+    while _writer_locks_held(home / "tmp") and time.monotonic() < deadline:
+        time.sleep(0.01)
+    assert _writer_locks_held(home / "tmp") == []  # the copier died with its command...
+    stored = [p for p in (home / "objects").rglob("*") if p.is_file()]
+    assert stored == []  # ...at once: it did not go on to finish the copy
+    assert run_cli("verify", home=home).returncode in (0, 1)
+    assert run_cli("log", "--tail", "1", home=home).returncode == 0
+    assert list((home / "tmp").glob("incoming-*")) == []
+    assert run_cli("verify", home=home).returncode == 0

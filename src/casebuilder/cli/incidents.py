@@ -10,19 +10,11 @@ import click
 
 from casebuilder.cli.main import CliState, cli, opened_case
 from casebuilder.errors import CasebuilderError
-from casebuilder.model.claim_values import (
-    NotTakenCategory,
-    NotTakenFigure,
-    NotTakenTarget,
-    NotTakenValue,
-    NotTakenWeapon,
-    not_taken_from_json,
-    taken_as,
-)
 from casebuilder.model.terms import CATEGORY_ORDER as CATEGORIES
 from casebuilder.model.terms import GRADES
 
 if TYPE_CHECKING:
+    from casebuilder.model.claim_values import NotTakenValue
     from casebuilder.preservation.case import Case
     from casebuilder.resolution.summary import Incident
 
@@ -153,6 +145,8 @@ def incidents_command(
 def _not_taken(n: dict[str, Any]) -> str:
     """"place 'Kyiv', taken as venue — place_roles/venue-of-a-gathering (report.txt
     [120:124])"."""
+    from casebuilder.model.claim_values import not_taken_from_json, taken_as
+
     value = not_taken_from_json(n["value"])
     detail = _detail(value)
     what = f"{value.what} {value.words!r}" + (f" ({detail})" if detail else "")
@@ -164,6 +158,14 @@ def _not_taken(n: dict[str, Any]) -> str:
 
 def _detail(value: NotTakenValue) -> str:
     """What kind of the thing it was: the category, measure, weapon or target type."""
+    # Imported here: building the claim value classes costs every command a tenth of a second.
+    from casebuilder.model.claim_values import (
+        NotTakenCategory,
+        NotTakenFigure,
+        NotTakenTarget,
+        NotTakenWeapon,
+    )
+
     if isinstance(value, NotTakenCategory):
         return value.category or ""  # absent: the value table was asked about the words
     if isinstance(value, NotTakenFigure):

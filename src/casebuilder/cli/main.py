@@ -110,7 +110,44 @@ del bundles, demo, extraction, incidents, keys, locker, recovery, sealing, texts
 
 
 def main(argv: list[str] | None = None) -> None:
-    cli.main(args=argv, prog_name="casebuilder")
+    """Run one command. As the ``casebuilder`` program (no ``argv``) the process then ends
+    without the interpreter's own clean-up (see ``_leave``)."""
+    if argv is not None:
+        cli.main(args=argv, prog_name="casebuilder")
+        return
+    try:
+        cli.main(prog_name="casebuilder")
+    except SystemExit as done:
+        _leave(done)
+
+
+def _leave(done: SystemExit) -> None:
+    """End the process once the command is done, skipping the interpreter's finalisation.
+
+    Tearing down the modules of SQLAlchemy, the signing library and the parsers took 0.2 to
+    0.3 s after every command had finished its work, a third of a small ingest's time.
+    Nothing of ours depends on it: each command has closed its database, files and locks
+    before it returns. The exit handlers still run (thread pools, temporary folders), and
+    the output is flushed; if a non-daemon thread is still running, the ordinary exit
+    (which waits for it) is kept.
+    """
+    import atexit
+    import threading
+
+    if any(t.is_alive() and not t.daemon for t in threading.enumerate()
+           if t is not threading.main_thread()):
+        raise done
+    code = done.code
+    if code is not None and not isinstance(code, int):
+        print(code, file=sys.stderr)
+        code = 1
+    atexit._run_exitfuncs()
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError):  # closed or broken pipe: nothing more can be said
+            code = code or 1
+    os._exit(code or 0)
 
 
 if __name__ == "__main__":

@@ -29,7 +29,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO
 
 from casebuilder.errors import (
     CaseWriteError,
@@ -440,6 +440,15 @@ def _read_into(source: BinaryIO, view: memoryview) -> int:
     return filled
 
 
+def _libc(ctypes: Any) -> Any:
+    try:
+        return ctypes.CDLL("libc.so.6", use_errno=True)
+    except OSError:
+        import ctypes.util
+
+        return ctypes.CDLL(ctypes.util.find_library("c"), use_errno=True)
+
+
 def _load_sync_file_range() -> Callable[[int, int, int], None] | None:
     """Linux's sync_file_range, to start writing a chunk to disk while the next is hashed.
 
@@ -448,9 +457,9 @@ def _load_sync_file_range() -> Callable[[int, int, int], None] | None:
     """
     try:
         import ctypes
-        import ctypes.util
 
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+        # By its usual name first: find_library runs ldconfig in a subprocess at start-up.
+        libc = _libc(ctypes)
         call = libc.sync_file_range
     except (OSError, AttributeError):
         return None

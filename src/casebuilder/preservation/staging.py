@@ -111,6 +111,17 @@ class Staging:
                 return
             self._take_writer_lock()
 
+    def register(self) -> None:
+        """Take this process's writer lock now (before forking a copier that shares it)."""
+        with self._folder_lock(fcntl.LOCK_SH):
+            self._register()
+
+    def carry_on_in_child(self) -> None:
+        """In a forked child that writes for its parent (early.py): keep the parent's token
+        and lock (the inherited descriptor holds the same lock) instead of taking its own.
+        The child never closes this writer: it leaves with ``os._exit``."""
+        self._pid = os.getpid()
+
     def _take_writer_lock(self) -> None:
         self._pid = os.getpid()
         self.token = f"{self._pid}-{secrets.token_hex(4)}"
