@@ -22,7 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PublicKey
-from sqlalchemy import Engine, delete, select
+from sqlalchemy import Engine, delete, func, select
 from sqlalchemy.orm import Session, sessionmaker
 
 from casebuilder import tool_id
@@ -82,7 +82,7 @@ from casebuilder.store.home import (
     read_config,
     write_config,
 )
-from casebuilder.store.schema import CaseInfo, Checkpoint, CustodyEvent, LogState
+from casebuilder.store.schema import CaseInfo, Checkpoint, CustodyEvent, Item, LogState
 
 ACTOR_ENV = "CASEBUILDER_ACTOR"
 DATABASE_ENV = "CASEBUILDER_DATABASE_URL"
@@ -802,4 +802,41 @@ def open_case(
             raise ConfigurationError(
                 f"{paths.config} names case {config.case_id} but the database holds another case"
             )
+    _finish_unfinished_init(case)
     return case
+
+
+def _rows_held(session: Session) -> int:
+    return sum(session.scalar(select(func.count()).select_from(table)) or 0
+               for table in (CustodyEvent, Checkpoint, Item))
+
+
+def _finish_unfinished_init(case: Case) -> None:
+    """An init stopped after writing config.toml but before its ``init`` entry (killed, a
+    full disk) leaves a finished-looking home with an empty log that verify rightly fails.
+    The next command writes that entry and the first checkpoint, saying so. Only a case with
+    nothing in it qualifies: no log line, no seal or checkpoint, and in the database no
+    entry, checkpoint or item; anything else is left for verify to judge."""
+    paths = case.paths
+    if any(p.exists() and p.stat().st_size > 0 for p in (paths.log, paths.checkpoints,
+                                                          paths.seal)):
+        return  # the usual case: two stats and nothing more
+    with case.sessions() as session:
+        if _rows_held(session):
+            return  # an emptied log in a case that holds entries: verify names it
+    with case.transaction() as tx:  # under the case lock: another command may finish it first
+        if _rows_held(tx.session) or paths.log.stat().st_size > 0:
+            return
+        info = tx.session.get(CaseInfo, case.case_id)
+        tx.record(
+            "init",
+            details={
+                "case_name": case.config.name,
+                "public_key_sha256": info.public_key_sha256 if info else None,
+                "home": str(paths.root.resolve()),
+                "created_at": info.created_at if info else None,
+                "finished_by_a_later_command": "the init that made this case stopped after "
+                "writing config.toml, before its init entry; this entry completes it",
+            },
+        )
+    case.checkpoint()
