@@ -66,6 +66,7 @@ from casebuilder.extraction.round_ups import ROUND_UP_TABLE, RoundUpContext, loa
 from casebuilder.extraction.rules import Decision, RuleTable
 from casebuilder.extraction.text import SECTION_CHARS, Sentence, TextAnalyser, Token, sections
 from casebuilder.extraction.value_roles import (
+    ATTACK_DAY_TABLE,
     CARE_TABLE,
     DATE_TABLE,
     LIST_TABLE,
@@ -485,6 +486,11 @@ class MentionExtractor:
                                                           iso=found.value.iso(),
                                                           taken_as="report")))
                 found = replace(found, role="report")
+            if found.role == "event":
+                named = reading.decide(ATTACK_DAY_TABLE, DateContext.of(sentence, found),
+                                       found.start, found.end)
+                if named.outcome == "attack_day":
+                    found = replace(found, attack_day_rule=named.rule)
             dates.append(self._as_said(found, reading))
         not_taken += [NotTaken.by(DATE_ROLE_TABLE, t.decision.rule, t.start, t.end,
                                   NotTakenDate(words=t.expression, taken_as=PASSING))

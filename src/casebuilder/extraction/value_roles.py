@@ -1,11 +1,14 @@
 """What a sentence's dates, figures, place names and targets are, decided by rule tables.
 
-Before a sentence's values go to any mention, five small decisions may set one aside or give
+Before a sentence's values go to any mention, six small decisions may set one aside or give
 it another role, each an ordered rule table in vocab/rules/ whose rules are named, with
 examples and counterexamples:
 
 - ``count_dates.toml``: a date dates the event, or the day a toll was counted ("By Tuesday
   morning, officials said 18 had died") and so the report;
+- ``attack_days.toml``: an event date names the attack's own day ("the April 24 attack",
+  "the attack on Kyiv on April 24"), which then dates the mention before any other date of
+  it (a look-back report's "overnight" counted from its publication, say);
 - ``running_totals.toml``: the figures are one attack's toll, or a running or joint total
   ("Since 1 March, shelling has killed 40");
 - ``place_names.toml``: a name the gazetteer found is a place, or part of a weapon's name
@@ -36,6 +39,8 @@ from casebuilder.model.lexicon import Lexicon
 
 DATE_TABLE = "count_dates"
 DATE_OUTCOMES = ("as_found", "report")
+ATTACK_DAY_TABLE = "attack_days"
+ATTACK_DAY_OUTCOMES = ("as_found", "attack_day")
 TOTAL_TABLE = "running_totals"
 TOTAL_OUTCOMES = ("as_found", "running_total")
 NAME_TABLE = "place_names"
@@ -218,6 +223,7 @@ def load_value_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     rules = vocabulary.directory / "rules"
     tables: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
         (DATE_TABLE, DATE_PREDICATES, DATE_OUTCOMES),
+        (ATTACK_DAY_TABLE, DATE_PREDICATES, ATTACK_DAY_OUTCOMES),
         (TOTAL_TABLE, TOTAL_PREDICATES, TOTAL_OUTCOMES),
         (NAME_TABLE, NAME_PREDICATES, NAME_OUTCOMES),
         (LIST_TABLE, LIST_PREDICATES, LIST_OUTCOMES),
