@@ -43,3 +43,23 @@ def test_the_start_of_an_offensive_does_not_date_the_attack(extraction_tools):
     assert "2024-05-10" not in dated
     traces = [c for m in mentions for c in m.claims if c.kind == "not_taken"]
     assert any(c.rule.endswith("start-of-a-military-operation") for c in traces)
+
+
+# -- long sieges (issue 10, kinds 7 and 8) ----------------------------------------------------
+
+def test_a_town_shelled_round_the_clock_is_one_continuing_situation(extraction_tools):
+    text = ("As of the morning of 15 October, 900 people remain in Kupiansk despite "
+            "round-the-clock shelling.\n\nThe mayor spoke on television.\n\n\"There is a "
+            "little less shelling now, but they are still shelling around the clock,\" he said.")
+    mentions = extract(extraction_tools, text, date(2023, 10, 15))
+    assert [m.situation for m in mentions] == [True]
+    (mention,) = mentions
+    assert {v.role for _, v in mention.dates()} <= {"report"}  # "as of": the day of a count
+
+
+def test_a_tally_of_civilians_in_a_report_of_no_attack_is_no_one_day_toll(extraction_tools):
+    text = ("The mayor of Kupiansk met reporters in Kharkiv.\n\nBefore the war, 27,000 people "
+            "lived in Kupiansk. Now fewer than 2,000 remain.\n\n300 civilians have been killed "
+            "and 700 wounded.")
+    mentions = extract(extraction_tools, text, date(2024, 1, 20))
+    assert not [m for m in mentions if not m.situation and "killing" in m.categories]

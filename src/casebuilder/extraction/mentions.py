@@ -213,6 +213,7 @@ class MentionExtractor:
             fact = self._sentence_facts(sentence, attribution, resolved, reading,
                                         attributor.people())
             fact.qualifies_previous = qualifies_previous
+            reading.harm_told = reading.harm_told or fact.eventful
             facts.append(fact)
             previous = fact
         # A time stamp kept out as furniture ("Last updated: 8 August 2023, 12:00") still says
@@ -413,9 +414,11 @@ class MentionExtractor:
         not_taken: list[NotTaken] = []
         weapons = [w for w in self._weapons.find(tokens) if w.payload]
         targets = self._targets_hit(tokens, reading, not_taken)
-        figures = self._figures(sentence, reading, not_taken)
         times: list[TimeOfDay] = []
         dates = self._dates(sentence, reading, not_taken, times)
+        placed = any(sentence.start <= t.start < sentence.end for t, _ in places)
+        figures = self._figures(sentence, reading, not_taken,
+                                FiguresContext(sentence, reading.harm_told, placed, bool(dates)))
         matches = self.harm.find(tokens)
         categories = self.harm.categories_of(tokens, weapons, targets, figures, reading,
                                              matches, not_taken)
@@ -433,7 +436,7 @@ class MentionExtractor:
                              sorted(not_taken, key=lambda n: n.start), times)
 
     def _figures(self, sentence: Sentence, reading: DocumentReading,
-                 not_taken: list[NotTaken]) -> list[CasualtyFigure]:
+                 not_taken: list[NotTaken], context: FiguresContext) -> list[CasualtyFigure]:
         """The casualty figures of a sentence; a running or joint total is marked so."""
         figures = find_figures(sentence.text, self.vocabulary.lexicon, base=sentence.start)
         fields = [f for f in find_fatality_fields(sentence.text, self.vocabulary.lexicon,
@@ -447,8 +450,7 @@ class MentionExtractor:
                         if not any(f.start < v.end and v.start < f.end for f in figures)]
         if not figures:
             return figures
-        decision = reading.decide(TOTAL_TABLE, FiguresContext(sentence), sentence.start,
-                                  sentence.end)
+        decision = reading.decide(TOTAL_TABLE, context, sentence.start, sentence.end)
         if decision.outcome == "running_total":
             not_taken += [NotTaken.by(TOTAL_TABLE, decision.rule, f.start, f.end,
                                       NotTakenFigure(words=f.text, measure=f.measure,

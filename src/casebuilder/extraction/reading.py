@@ -86,6 +86,8 @@ class DocumentReading:
     @property
     def counted_from(self) -> date | None:
         return self.report_day or self.source.published
+    #: Some sentence read so far (not page furniture) told harm.
+    harm_told: bool = False
     decisions: list[TracedDecision] = field(default_factory=list)
     #: The blocks of the page that are not running text: headings, datelines, and the
     #: furniture kept out of every incident (extraction/page_segments.py).

@@ -101,11 +101,20 @@ DATE_PREDICATES: dict[str, Predicate[DateContext]] = {p.name: p for p in (
 @dataclass(slots=True)
 class FiguresContext:
     sentence: Sentence
+    #: An earlier sentence of the document (not page furniture) told harm.
+    harm_told: bool = False
+    #: The sentence names a place the gazetteer knows, or gives a date.
+    placed: bool = False
+    dated: bool = False
 
 
 TOTAL_PREDICATES: dict[str, Predicate[FiguresContext]] = {p.name: p for p in (
     Predicate("sentence_matches", "the sentence matches the pattern", "pattern",
               _sentence_matches),
+    Predicate("harm_told_before", "an earlier sentence of the document (not page furniture) "
+              "told harm", "bool", _flag(lambda c: c.harm_told)),
+    Predicate("placed_or_dated", "the sentence names a place the gazetteer knows or gives a "
+              "date", "bool", _flag(lambda c: c.placed or c.dated)),
 )}
 
 
