@@ -24,6 +24,12 @@ def test_a_follow_up_is_dated_by_the_attack_it_refers_to(extraction_tools):
     when, words, _ = mention.event_date()
     assert when is not None and when.iso() == "2024-05-30", words
     assert 6 in [c.value.low for c in mention.claims if c.kind == "killed"]
+    # "overnight" right after "The May 30 attack ..." is that attack's night, and the day it
+    # was first counted as (the night before publication) stays as a negative trace
+    (overnight,) = [v for _, v in mention.dates("event") if v.expression == "overnight"]
+    assert overnight.iso == "2024-05-30"
+    assert any(c.rule == "look_back_days/night-of-the-named-attack" and
+               c.value.iso == "2024-06-03" for c in mention.claims if c.kind == "not_taken")
 
 
 def test_an_attack_set_against_another_is_not_named_as_the_attacks_day(extraction_tools):

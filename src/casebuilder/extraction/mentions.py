@@ -70,12 +70,15 @@ from casebuilder.extraction.value_roles import (
     CARE_TABLE,
     DATE_TABLE,
     LIST_TABLE,
+    LOOK_BACK_TABLE,
     NAME_TABLE,
     TOTAL_TABLE,
     DateContext,
     FiguresContext,
     ListContext,
+    LookBackContext,
     NameContext,
+    NamedAttack,
     TargetContext,
     load_value_tables,
 )
@@ -489,15 +492,39 @@ class MentionExtractor:
                                                           taken_as="report")))
                 found = replace(found, role="report")
             if found.role == "event":
-                named = reading.decide(ATTACK_DAY_TABLE, DateContext.of(sentence, found),
-                                       found.start, found.end)
-                if named.outcome == "attack_day":
-                    found = replace(found, attack_day_rule=named.rule)
+                found = self._look_back(sentence, found, reading, not_taken)
             dates.append(self._as_said(found, reading))
         not_taken += [NotTaken.by(DATE_ROLE_TABLE, t.decision.rule, t.start, t.end,
                                   NotTakenDate(words=t.expression, taken_as=PASSING))
                       for t in trace if t.decision.outcome == PASSING]
         return dates
+
+    @staticmethod
+    def _look_back(sentence: Sentence, found: DateMention, reading: DocumentReading,
+                   not_taken: list[NotTaken]) -> DateMention:
+        """An event date that names the attack's own day ("the April 24 attack") is marked
+        so (attack_days.toml) and remembered; a relative day told just after it ("overnight")
+        counts from that attack, not from publication (look_back_days.toml), and keeps the
+        day it was first read as in a negative trace."""
+        named = reading.decide(ATTACK_DAY_TABLE, DateContext.of(sentence, found), found.start,
+                               found.end)
+        if named.outcome == "attack_day":
+            counted_from = reading.counted_from
+            if found.value.precision == "day" and counted_from is not None and \
+                    found.value.end < counted_from:
+                reading.named_attack = NamedAttack(found.value, sentence.paragraph,
+                                                   sentence.index)
+            return replace(found, attack_day_rule=named.rule)
+        context = LookBackContext(sentence, found, reading.named_attack)
+        decision = reading.decide(LOOK_BACK_TABLE, context, found.start, found.end)
+        if decision.outcome != "named_attack" or reading.named_attack is None:
+            return found
+        not_taken.append(NotTaken.by(LOOK_BACK_TABLE, decision.rule, found.start, found.end,
+                                     NotTakenDate(words=found.expression,
+                                                  iso=found.value.iso(),
+                                                  taken_as="named_attack")))
+        return replace(found, value=reading.named_attack.day,
+                       rule=f"{found.rule}-of-the-named-attack")
 
     def _as_said(self, found: DateMention, reading: DocumentReading) -> DateMention:
         """"Today" inside a quotation of a statement made a day or more before the report
