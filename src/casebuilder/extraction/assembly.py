@@ -149,6 +149,9 @@ MENTION_PREDICATES: dict[str, Predicate[MentionContext]] = {p.name: p for p in (
               _flag(lambda c: f.only_speaker_places(c.fact, c.lexicon))),
     Predicate("focus_adjacent", "the mention in focus was added to by the sentence just "
               "before", "bool", _focus_adjacent),
+    Predicate("dated_or_counted", "it gives an event date or a casualty figure of its own",
+              "bool", _flag(lambda c: bool(c.fact.figures) or any(
+                  d.role == "event" for d in c.fact.dates))),
     Predicate("in_focus_paragraph_or_region", "it is in the focus's paragraph, or the focus "
               "has no known place, or every place it names lies in the focus's region",
               "bool", _in_focus_paragraph_or_region),

@@ -46,6 +46,10 @@ _TOKENS_BACK_TO_VERB: Final = 9
 #: How many tokens before a date ``near_before`` looks at ("the deadliest attack on the city
 #: since 2022").
 _TOKENS_NEAR_BEFORE: Final = 8
+#: Punctuation that ends the clause a date stands in, looking back from the date.
+_CLAUSE_STOP: Final = re.compile(r"[,;:—–.!?]")
+#: How far back ``clause_before_matches`` reads, in characters.
+_REACH_BACK_IN_CLAUSE: Final = 160
 
 
 def sentence_start(text: str, position: int) -> bool:
@@ -133,6 +137,14 @@ class DateContext:
         return any(before == p or before.endswith(" " + p) for p in phrases)
 
     @cached_property
+    def clause_before(self) -> str:
+        """The words of the date's clause before it, lower-cased: back to the last comma,
+        semicolon, colon, dash or full stop (at most ``_REACH_BACK_IN_CLAUSE`` characters)."""
+        before = self.text[max(0, self.role_start - _REACH_BACK_IN_CLAUSE):self.role_start]
+        stops = list(_CLAUSE_STOP.finditer(before))
+        return " ".join(before[stops[-1].end() if stops else 0:].lower().split())
+
+    @cached_property
     def after_since(self) -> bool:
         opens = bool(self.words) and self.words[0] in {"since", "ever"}
         return opens or self.previous.lower() == "since"
@@ -212,6 +224,9 @@ PREDICATES: dict[str, Predicate[DateContext]] = {p.name: p for p in (
               lambda c, words: c.near_before(words)),
     Predicate("noun_of", "the words follow 'NOUN of' (or open with 'of' after NOUN), and "
               "NOUN is one of", "words", lambda c, words: c.noun_of in words),
+    Predicate("clause_before_matches", "the words of the date's clause before it (back to a "
+              "comma, semicolon, colon, dash or full stop), lower-cased, match the pattern",
+              "pattern", lambda c, pattern: bool(pattern.search(c.clause_before))),
     Predicate("statement_before", "a verb of saying comes shortly before (at most nine "
               "tokens), with only these words or capitalised names between", "words",
               lambda c, words: c.statement_before(words)),

@@ -231,6 +231,9 @@ class DateMention:
     #: time"; "" when none is); None when no time is given.
     time: str | None = None
     zone: str = ""
+    #: The rule of ``vocab/rules/attack_days.toml`` that read the words as naming the
+    #: attack's own day ("the April 24 attack"); "" when none did.
+    attack_day_rule: str = ""
 
 
 class DateTrace(NamedTuple):

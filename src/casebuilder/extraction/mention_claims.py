@@ -298,8 +298,11 @@ class ClaimWriter:
         for d in fact.dates:
             distance = min((abs(d.start - m.end) if d.start >= m.end else abs(m.start - d.end)
                             for m in triggers), default=NO_HARM_WORD_DISTANCE)
-            if s.text[d.end - s.start : d.end - s.start + 2] in possessive:
-                distance = -1  # "Friday's missile strike": the day the text gives the attack
+            if s.text[d.end - s.start : d.end - s.start + 2] in possessive or \
+                    d.attack_day_rule:
+                # "Friday's missile strike", "the April 24 attack" (attack_days.toml): the day
+                # the text gives the attack
+                distance = -1
             claim("date", DateValue(iso=d.value.iso(), precision=d.value.precision,
                                     expression=d.expression, role=d.role,
                                     distance=distance, **_time_of(d)), d.start, d.end, d.rule)

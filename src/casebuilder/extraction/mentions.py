@@ -66,15 +66,19 @@ from casebuilder.extraction.round_ups import ROUND_UP_TABLE, RoundUpContext, loa
 from casebuilder.extraction.rules import Decision, RuleTable
 from casebuilder.extraction.text import SECTION_CHARS, Sentence, TextAnalyser, Token, sections
 from casebuilder.extraction.value_roles import (
+    ATTACK_DAY_TABLE,
     CARE_TABLE,
     DATE_TABLE,
     LIST_TABLE,
+    LOOK_BACK_TABLE,
     NAME_TABLE,
     TOTAL_TABLE,
     DateContext,
     FiguresContext,
     ListContext,
+    LookBackContext,
     NameContext,
+    NamedAttack,
     TargetContext,
     load_value_tables,
 )
@@ -212,6 +216,7 @@ class MentionExtractor:
             fact = self._sentence_facts(sentence, attribution, resolved, reading,
                                         attributor.people())
             fact.qualifies_previous = qualifies_previous
+            reading.harm_told = reading.harm_told or fact.eventful
             facts.append(fact)
             previous = fact
         # A time stamp kept out as furniture ("Last updated: 8 August 2023, 12:00") still says
@@ -412,9 +417,11 @@ class MentionExtractor:
         not_taken: list[NotTaken] = []
         weapons = [w for w in self._weapons.find(tokens) if w.payload]
         targets = self._targets_hit(tokens, reading, not_taken)
-        figures = self._figures(sentence, reading, not_taken)
         times: list[TimeOfDay] = []
         dates = self._dates(sentence, reading, not_taken, times)
+        placed = any(sentence.start <= t.start < sentence.end for t, _ in places)
+        figures = self._figures(sentence, reading, not_taken,
+                                FiguresContext(sentence, reading.harm_told, placed, bool(dates)))
         matches = self.harm.find(tokens)
         categories = self.harm.categories_of(tokens, weapons, targets, figures, reading,
                                              matches, not_taken)
@@ -432,7 +439,7 @@ class MentionExtractor:
                              sorted(not_taken, key=lambda n: n.start), times)
 
     def _figures(self, sentence: Sentence, reading: DocumentReading,
-                 not_taken: list[NotTaken]) -> list[CasualtyFigure]:
+                 not_taken: list[NotTaken], context: FiguresContext) -> list[CasualtyFigure]:
         """The casualty figures of a sentence; a running or joint total is marked so."""
         figures = find_figures(sentence.text, self.vocabulary.lexicon, base=sentence.start)
         fields = [f for f in find_fatality_fields(sentence.text, self.vocabulary.lexicon,
@@ -446,8 +453,7 @@ class MentionExtractor:
                         if not any(f.start < v.end and v.start < f.end for f in figures)]
         if not figures:
             return figures
-        decision = reading.decide(TOTAL_TABLE, FiguresContext(sentence), sentence.start,
-                                  sentence.end)
+        decision = reading.decide(TOTAL_TABLE, context, sentence.start, sentence.end)
         if decision.outcome == "running_total":
             not_taken += [NotTaken.by(TOTAL_TABLE, decision.rule, f.start, f.end,
                                       NotTakenFigure(words=f.text, measure=f.measure,
@@ -485,11 +491,40 @@ class MentionExtractor:
                                                           iso=found.value.iso(),
                                                           taken_as="report")))
                 found = replace(found, role="report")
+            if found.role == "event":
+                found = self._look_back(sentence, found, reading, not_taken)
             dates.append(self._as_said(found, reading))
         not_taken += [NotTaken.by(DATE_ROLE_TABLE, t.decision.rule, t.start, t.end,
                                   NotTakenDate(words=t.expression, taken_as=PASSING))
                       for t in trace if t.decision.outcome == PASSING]
         return dates
+
+    @staticmethod
+    def _look_back(sentence: Sentence, found: DateMention, reading: DocumentReading,
+                   not_taken: list[NotTaken]) -> DateMention:
+        """An event date that names the attack's own day ("the April 24 attack") is marked
+        so (attack_days.toml) and remembered; a relative day told just after it ("overnight")
+        counts from that attack, not from publication (look_back_days.toml), and keeps the
+        day it was first read as in a negative trace."""
+        named = reading.decide(ATTACK_DAY_TABLE, DateContext.of(sentence, found), found.start,
+                               found.end)
+        if named.outcome == "attack_day":
+            counted_from = reading.counted_from
+            if found.value.precision == "day" and counted_from is not None and \
+                    found.value.end < counted_from:
+                reading.named_attack = NamedAttack(found.value, sentence.paragraph,
+                                                   sentence.index)
+            return replace(found, attack_day_rule=named.rule)
+        context = LookBackContext(sentence, found, reading.named_attack)
+        decision = reading.decide(LOOK_BACK_TABLE, context, found.start, found.end)
+        if decision.outcome != "named_attack" or reading.named_attack is None:
+            return found
+        not_taken.append(NotTaken.by(LOOK_BACK_TABLE, decision.rule, found.start, found.end,
+                                     NotTakenDate(words=found.expression,
+                                                  iso=found.value.iso(),
+                                                  taken_as="named_attack")))
+        return replace(found, value=reading.named_attack.day,
+                       rule=f"{found.rule}-of-the-named-attack")
 
     def _as_said(self, found: DateMention, reading: DocumentReading) -> DateMention:
         """"Today" inside a quotation of a statement made a day or more before the report

@@ -18,6 +18,7 @@ from typing import Any, TypeVar
 from casebuilder.extraction.claims import Claim, IncidentMention, SourceText
 from casebuilder.extraction.page_segments import Segment
 from casebuilder.extraction.rules import Decision, RuleTable
+from casebuilder.extraction.value_roles import NamedAttack
 from casebuilder.gazetteer import Place, ToponymMention
 from casebuilder.model.partial_date import PartialDate
 
@@ -86,6 +87,11 @@ class DocumentReading:
     @property
     def counted_from(self) -> date | None:
         return self.report_day or self.source.published
+    #: Some sentence read so far (not page furniture) told harm.
+    harm_told: bool = False
+    #: The latest attack's own day a sentence named ("the April 24 attack") that lies before
+    #: the day relative dates count from: "overnight" just after it is that attack's night.
+    named_attack: NamedAttack | None = None
     decisions: list[TracedDecision] = field(default_factory=list)
     #: The blocks of the page that are not running text: headings, datelines, and the
     #: furniture kept out of every incident (extraction/page_segments.py).

@@ -1,11 +1,16 @@
 """What a sentence's dates, figures, place names and targets are, decided by rule tables.
 
-Before a sentence's values go to any mention, five small decisions may set one aside or give
+Before a sentence's values go to any mention, seven small decisions may set one aside or give
 it another role, each an ordered rule table in vocab/rules/ whose rules are named, with
 examples and counterexamples:
 
 - ``count_dates.toml``: a date dates the event, or the day a toll was counted ("By Tuesday
   morning, officials said 18 had died") and so the report;
+- ``attack_days.toml``: an event date names the attack's own day ("the April 24 attack",
+  "the attack on Kyiv on April 24"), which then dates the mention before any other date of
+  it (a look-back report's "overnight" counted from its publication, say);
+- ``look_back_days.toml``: a relative day ("overnight") told just after a sentence that named
+  an earlier attack's own day counts from that attack, not from the report's publication;
 - ``running_totals.toml``: the figures are one attack's toll, or a running or joint total
   ("Since 1 March, shelling has killed 40");
 - ``place_names.toml``: a name the gazetteer found is a place, or part of a weapon's name
@@ -33,9 +38,14 @@ from casebuilder.extraction.text import Sentence, Token
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import ToponymMention
 from casebuilder.model.lexicon import Lexicon
+from casebuilder.model.partial_date import PartialDate
 
 DATE_TABLE = "count_dates"
 DATE_OUTCOMES = ("as_found", "report")
+ATTACK_DAY_TABLE = "attack_days"
+ATTACK_DAY_OUTCOMES = ("as_found", "attack_day")
+LOOK_BACK_TABLE = "look_back_days"
+LOOK_BACK_OUTCOMES = ("as_found", "named_attack")
 TOTAL_TABLE = "running_totals"
 TOTAL_OUTCOMES = ("as_found", "running_total")
 NAME_TABLE = "place_names"
@@ -91,16 +101,65 @@ DATE_PREDICATES: dict[str, Predicate[DateContext]] = {p.name: p for p in (
 )}
 
 
+# -- relative days: from publication, or from the attack the text just named ---------------
+
+@dataclass(slots=True)
+class NamedAttack:
+    """An attack's own day a sentence named ("the April 24 attack"), earlier than the day
+    the report's relative dates count from, and where it was named."""
+
+    day: PartialDate
+    paragraph: int
+    index: int
+
+
+@dataclass(slots=True)
+class LookBackContext:
+    sentence: Sentence
+    date: DateMention
+    named: NamedAttack | None
+
+    @property
+    def named_near(self) -> bool:
+        named, s = self.named, self.sentence
+        return named is not None and named.index < s.index and (
+            named.paragraph == s.paragraph or s.index - named.index <= 1)
+
+
+LOOK_BACK_PREDICATES: dict[str, Predicate[LookBackContext]] = {p.name: p for p in (
+    Predicate("rule", "the resolver's rule for the date is one of (extraction/dates.py: "
+              "overnight, last-night, today, yesterday, weekday, ...)", "words",
+              lambda c, words: c.date.rule in words),
+    Predicate("role", "the role the date was found with is one of", "words",
+              lambda c, words: c.date.role in words),
+    Predicate("named_attack_near", "an earlier sentence of this paragraph, or the sentence "
+              "just before, named an attack's own day (attack_days.toml) earlier than the day "
+              "the report's relative dates count from", "bool", _flag(lambda c: c.named_near)),
+    Predicate("agrees_with_named_attack", "the date overlaps the day of the attack named",
+              "bool", _flag(lambda c: c.named is not None and c.named.day.overlaps(
+                  c.date.value))),
+)}
+
+
 # -- figures: one attack's toll, or a total ----------------------------------------------------
 
 @dataclass(slots=True)
 class FiguresContext:
     sentence: Sentence
+    #: An earlier sentence of the document (not page furniture) told harm.
+    harm_told: bool = False
+    #: The sentence names a place the gazetteer knows, or gives a date.
+    placed: bool = False
+    dated: bool = False
 
 
 TOTAL_PREDICATES: dict[str, Predicate[FiguresContext]] = {p.name: p for p in (
     Predicate("sentence_matches", "the sentence matches the pattern", "pattern",
               _sentence_matches),
+    Predicate("harm_told_before", "an earlier sentence of the document (not page furniture) "
+              "told harm", "bool", _flag(lambda c: c.harm_told)),
+    Predicate("placed_or_dated", "the sentence names a place the gazetteer knows or gives a "
+              "date", "bool", _flag(lambda c: c.placed or c.dated)),
 )}
 
 
@@ -218,6 +277,8 @@ def load_value_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     rules = vocabulary.directory / "rules"
     tables: list[tuple[str, dict[str, Any], tuple[str, ...]]] = [
         (DATE_TABLE, DATE_PREDICATES, DATE_OUTCOMES),
+        (ATTACK_DAY_TABLE, DATE_PREDICATES, ATTACK_DAY_OUTCOMES),
+        (LOOK_BACK_TABLE, LOOK_BACK_PREDICATES, LOOK_BACK_OUTCOMES),
         (TOTAL_TABLE, TOTAL_PREDICATES, TOTAL_OUTCOMES),
         (NAME_TABLE, NAME_PREDICATES, NAME_OUTCOMES),
         (LIST_TABLE, LIST_PREDICATES, LIST_OUTCOMES),
