@@ -16,8 +16,8 @@ import pytest
 
 from casebuilder.errors import CaseHomeError
 from casebuilder.preservation.case import init_case, open_case
-from casebuilder.preservation.verify import verify_case
 from casebuilder.preservation.keys import create_signing_key
+from casebuilder.preservation.verify import verify_case
 from casebuilder.store.home import CasePaths
 from conftest import run_cli
 
