@@ -78,6 +78,8 @@ _POST_CUES = _LEXICON.words("place_cues_after")
 _REGION_WORDS = _LEXICON.words("region_words_after")
 _SPEECH = _LEXICON.words("surname_speech_verbs")
 _AREA_WORDS = _LEXICON.words("name_area_adjectives")
+_HONORIFICS = _LEXICON.words("honorifics")
+_AFTER_HONORIFIC = re.compile(r"\.?[ \t\u00a0]+")
 _WATER_AFTER = _LEXICON.words("water_words_after")
 _WATER_BEFORE: dict[tuple[str, ...], str] = {
     tuple(cue.split()): kind for cue, kind in _LEXICON.mapping("water_words_before").items()
@@ -512,9 +514,10 @@ class ToponymScanner:
         candidates: tuple[Place, ...],
     ) -> bool:
         """Whether a one-word name reads as a person's surname: right after another capitalised
-        word ("Vyacheslav Chaus", "Deputy mayor Serhiy Orlov", "Oleksandr Kamyshin") with no
-        place word after it, or right before "said", "told", ... ("Chaus said"), unless it is
-        the name of a town of Ukraine of 10,000+ people, a region or a country ("Kyiv said")."""
+        word ("Vyacheslav Chaus", "Deputy mayor Serhiy Orlov", "Oleksandr Kamyshin") or a title
+        ("Ms. Semenko", "Mr Petrenko") with no place word after it, or right before "said",
+        "told", ... ("Chaus said"), unless it is the name of a town of Ukraine of 10,000+
+        people, a region or a country ("Kyiv said")."""
         best = candidates[0]
         if keys[index] in self._well_known and (
             best.country == "UA" or best.feature_kind in ("country", "region")
@@ -526,6 +529,10 @@ class ToponymScanner:
         if index == 0 or after in _POST_CUES or after in _REGION_WORDS:
             return False
         previous_start, previous_end = words[index - 1]
+        if keys[index - 1] in _HONORIFICS and _AFTER_HONORIFIC.fullmatch(
+            text[previous_end : words[index][0]]
+        ):
+            return True  # "Ms. Semenko", "Mr Petrenko"
         if not _SPACES.fullmatch(text[previous_end : words[index][0]]):
             return False  # a hyphen, a line break or punctuation between them
         return text[previous_start].isupper() and keys[index - 1] not in _PRE_CUES | _AREA_WORDS
