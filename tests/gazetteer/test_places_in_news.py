@@ -60,3 +60,20 @@ def test_a_surname_after_a_title_is_no_place(gazetteer: Gazetteer) -> None:
     text = ("The village had been kept clean and tidy, said Ms. Semenova, who ran its "
             "council. Mr Kursk, a neighbour, agreed.")
     assert placed(gazetteer, text) == []
+
+
+@pytest.mark.parametrize(("text", "name", "admin1"), [
+    ("Troops held the Yakhidne village for a month, twenty kilometres south of Chernihiv.",
+     "Yahidne", "Chernihiv Oblast"),
+    ("A missile hit a depot in the settlement of Lubotyn west of Kharkiv.",
+     "Liubotyn", "Kharkiv Oblast"),
+    ("Shells fell on the village of Graivoron in Russia's Belgorod region.",
+     "Grayvoron", "Belgorod Oblast"),
+])
+def test_a_settlement_a_word_announces_may_be_spelt_another_way(
+        gazetteer: Gazetteer, text: str, name: str, admin1: str) -> None:
+    assert (name, admin1) in {(p, a) for _t, p, a in placed(gazetteer, text)}
+
+
+def test_without_such_a_word_a_document_takes_names_as_written(gazetteer: Gazetteer) -> None:
+    assert "Liubotyn" not in {p for _t, p, _a in placed(gazetteer, "Lubotyn was hit.")}

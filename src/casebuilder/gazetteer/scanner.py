@@ -76,6 +76,8 @@ _LEXICON = gazetteer_lexicon()  # the word classes named below: data/lexicon/sca
 _PRE_CUES = _LEXICON.words("place_cues_before")
 _POST_CUES = _LEXICON.words("place_cues_after")
 _REGION_WORDS = _LEXICON.words("region_words_after")
+_SPELLING_BEFORE = _LEXICON.words("spelling_cues_before")
+_SPELLING_AFTER = _LEXICON.words("spelling_cues_after")
 _SPEECH = _LEXICON.words("surname_speech_verbs")
 _AREA_WORDS = _LEXICON.words("name_area_adjectives")
 _HONORIFICS = _LEXICON.words("honorifics")
@@ -179,9 +181,11 @@ class ToponymScanner:
         while index < len(words):
             free_from = mentions[-1].end if mentions else 0
             found = self._match_at(text, words, keys, index, lower_words, titled, free_from)
-            if found is None and loose and self._fold_of is not None:
+            if found is None and self._fold_of is not None and (
+                loose or _settlement_cued(keys, index)
+            ):
                 found = self._match_at(text, words, keys, index, lower_words, titled, free_from,
-                                       by_fold=True)  # fmt: skip
+                                       by_fold=True, abroad=not loose)  # fmt: skip
             if found is None:
                 index += 1
                 continue
@@ -201,6 +205,7 @@ class ToponymScanner:
         titled: set[int] | frozenset[int] = frozenset(),
         free_from: int = 0,
         by_fold: bool = False,
+        abroad: bool = False,
     ) -> tuple[ToponymMention | None, int] | None:
         """The mention starting at word ``index`` and the number of words it takes; a mention
         of None means the words are read and skipped (a water body the gazetteer lacks, the
@@ -226,7 +231,7 @@ class ToponymScanner:
                 continue
             key = " ".join(keys[index : index + length])
             numbers: Sequence[int] = (
-                self._loose(text, words, keys, index, length, key, fold_of(key))
+                self._loose(text, words, keys, index, length, key, fold_of(key), abroad)
                 if by_fold and fold_of is not None else self._names.get(key, ())
             )  # fmt: skip
             if not numbers:
@@ -282,11 +287,13 @@ class ToponymScanner:
         return bool(run), run
 
     def _loose(self, text: str, words: list[tuple[int, int]], keys: list[str], index: int,
-               length: int, key: str, folded: str) -> Sequence[int]:
-        """The places a name matches only up to romanisation (``find`` with ``loose``): places
-        of the home country whose own name it is, and for one word, only a word of six
-        letters or more not followed by another capitalised word ("School No. 5", "Mass
-        grave", "Velikye Artakovo" are no fold matches)."""
+               length: int, key: str, folded: str, abroad: bool = False) -> Sequence[int]:
+        """The places a name matches only up to romanisation (``find`` with ``loose``, or a
+        name a word such as "village of" announces): places of the home country whose own
+        name it is (with ``abroad``, of the border regions abroad too: "the village of
+        Graivoron" in Belgorod Oblast), and for one word, only a word of six letters or more
+        not followed by another capitalised word ("School No. 5", "Mass grave", "Velikye
+        Artakovo" are no fold matches)."""
         if length == 1:
             following = index + 1
             if len(folded) < _LOOSE_WORD or (
@@ -297,7 +304,9 @@ class ToponymScanner:
         own = self._own_name
         return [
             number for number in self._folds.get(folded, ())
-            if self._places[number].country == self._home
+            if (self._places[number].country == self._home or (
+                abroad and bool(self._places[number].admin1)
+                and self._places[number].country in self._near_countries))
             and self._places[number].feature_kind not in ("country", "region", "water_body")
             and (own is None or own(number, key))
         ]  # fmt: skip
@@ -567,6 +576,16 @@ _NOT_A_NAME_AFTER = (
 _OPENER_NAMES = 3
 _LOOSE_WORD = 6  # the fewest letters of one word matched only up to romanisation
 _HEADLINE_CHARS = 160
+
+
+def _settlement_cued(keys: list[str], index: int) -> bool:
+    """Whether words around the name say a settlement is named ("the village of X", "the
+    town X", "the X village"): there a name may match a place only up to romanisation."""
+    before = keys[index - 1] if index > 0 else ""
+    if before == "of" and index > 1:
+        before = keys[index - 2]
+    after = keys[index + 1] if index + 1 < len(keys) else ""
+    return before in _SPELLING_BEFORE or after in _SPELLING_AFTER
 
 
 def _title_case_words(text: str, words: list[tuple[int, int]]) -> set[int]:
