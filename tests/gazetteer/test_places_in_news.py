@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from casebuilder.gazetteer import Gazetteer, load_gazetteer
+from casebuilder.gazetteer import Gazetteer, distance_km, load_gazetteer
 
 
 @pytest.fixture(scope="module")
@@ -77,3 +77,24 @@ def test_a_settlement_a_word_announces_may_be_spelt_another_way(
 
 def test_without_such_a_word_a_document_takes_names_as_written(gazetteer: Gazetteer) -> None:
     assert "Liubotyn" not in {p for _t, p, _a in placed(gazetteer, "Lubotyn was hit.")}
+
+
+@pytest.mark.parametrize(("text", "district", "centre"), [
+    ("Shells hit a farm in the Shebekinsky district on Monday.", "Shebekinsky district",
+     "Shebekino"),
+    ("Shells hit a farm in the Shebekinskiy district on Monday.", "Shebekinsky district",
+     "Shebekino"),
+    ("A drone fell in Sudzhansky rayon overnight.", "Sudzhansky district", "Sudzha"),
+    ("Residents of the Shebekino urban district were moved out.", "Shebekinsky district",
+     "Shebekino"),
+])
+def test_a_district_abroad_named_after_its_centre_is_placed_there(
+        gazetteer: Gazetteer, text: str, district: str, centre: str) -> None:
+    mentions = gazetteer.find_toponyms(text)
+    results = gazetteer.resolve_mentions(mentions)
+    areas = [r.place for r in results if r.place is not None and r.place.feature_kind == "region"]
+    assert [p.name for p in areas] == [district]
+    place = areas[0]
+    assert place.is_raion and place.precision == "region" and place.country == "RU"
+    town = gazetteer.resolve(f"{centre}, {place.admin1}").place
+    assert town is not None and distance_km(town, place) < 1.0
