@@ -47,6 +47,7 @@ from __future__ import annotations
 
 import json
 import math
+import os
 import statistics
 from collections import defaultdict
 from collections.abc import Iterable
@@ -229,7 +230,9 @@ def load_or_build_index(cache_dir: Path | None) -> GazetteerIndex:
     index = build_index(versions)
     try:
         cache_dir.mkdir(parents=True, exist_ok=True)
-        temporary = path.with_suffix(".tmp")
+        # one temporary file per process: two processes building the same index at once
+        # (a test run and a CLI run sharing a cache) must not rename each other's file
+        temporary = path.with_suffix(f".{os.getpid()}.tmp")
         with temporary.open("w", encoding="utf-8") as handle:
             json.dump(index.to_json(), handle, ensure_ascii=False, separators=(",", ":"))
         temporary.replace(path)
