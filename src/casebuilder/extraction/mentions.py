@@ -216,6 +216,10 @@ class MentionExtractor:
             fact.qualifies_previous = qualifies_previous
             facts.append(fact)
             previous = fact
+        # "the acting governor said" before "Olena Petrenko, the acting governor, said"
+        for fact, named in zip(facts, attributor.roles_named_later(
+                [f.attribution for f in facts]), strict=True):
+            fact.attribution = named
         # A time stamp kept out as furniture ("Last updated: 8 August 2023, 12:00") still says
         # when the report was written, so it is read for the report time.
         reading.report_time = self._report_time(

@@ -613,6 +613,13 @@ class ReferenceContext:
                    w not in self.lexicon.role_words for w in self.words)
 
 
+def _same_role_head(c: ReferenceContext) -> bool:
+    roles = c.lexicon.role_words
+    mine = next((w for w in c.words if w in roles), None)
+    theirs = next((w for w in c.role.lower().split() if w in roles), None)
+    return mine is not None and mine == theirs
+
+
 def looks_like_person(speaker: str) -> bool:
     parts = speaker.split()
     return 2 <= len(parts) <= 4 and all(p[:1].isupper() for p in parts)
@@ -639,6 +646,10 @@ REFERENCE_PREDICATES: dict[str, Predicate[ReferenceContext]] = _table((
               "name", "bool", _flag(lambda c: len(c.words) < len(c.speaker_words))),
     Predicate("last_word_in_earlier", "the phrase's last word is a word of the earlier "
               "speaker's name", "bool", _flag(lambda c: c.words[-1] in c.speaker_words)),
+    Predicate("same_role_head", "the first role word (@speaker_role_words) of the phrase is "
+              "the first of the earlier speaker's role: 'the head of the administration' and "
+              "'the head of the regional administration', not 'the rail company' and 'the head "
+              "of the rail company'", "bool", _flag(_same_role_head)),
 ))
 
 
