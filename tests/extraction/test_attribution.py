@@ -214,3 +214,18 @@ def test_a_phrase_that_changes_the_evidentiality_is_named_among_the_rules(tools)
     assert found.evidentiality == "observed"
     assert found.rules[-1] == "evidentiality-phrase:at the scene"
     assert found.rule == "speaker_before:subject"
+
+
+def test_a_speaker_given_by_role_is_the_person_the_text_names_for_it(tools):
+    # issue 10, kind 9: before the name ("named later") and after it (speaker_references)
+    analyser, vocabulary = tools
+    attributor = Attributor(analyser, vocabulary, "The Outlet")
+    text = ("A drone hit a bus on Monday, killing two people, the mayor said. Mayor Ivan "
+            "Petrenko said the driver survived. Hanna Koval, the head of the regional "
+            "administration, said a school was damaged. The head of the administration said "
+            "classes would move online. The police said they were searching the site.")
+    found = [attributor.attribute(s)[0] for s in analyser.sentences(text)]
+    named = attributor.roles_named_later(found)
+    assert [a.speaker for a in named] == ["Mayor Ivan Petrenko", "Mayor Ivan Petrenko",
+                                          "Hanna Koval", "Hanna Koval", "The police"]
+    assert "named-later" in named[0].rules

@@ -26,7 +26,8 @@ CHECKED = ("category_filters", "sentence_categories", "count_dates", "attack_day
            "place_names", "place_lists", "care_places", "mention_values", "places_of_speakers",
            "sentence_mentions",
            "military_actions",
-           "joins_the_focus", "occupation_dates", "page_segments", "round_ups")
+           "joins_the_focus", "occupation_dates", "page_segments", "round_ups",
+           "place_levels")
 MARKED = re.compile(r"\[([^\]]+)\]")
 #: The day every example is taken to be published (a Thursday), so "on Saturday" has a date.
 PUBLISHED = date(2023, 6, 1)

@@ -622,8 +622,13 @@ def _raion(gazetteer: Gazetteer, name: str) -> Place:
 
 
 def test_every_raion_is_a_coarse_place(gazetteer: Gazetteer) -> None:
-    raions = [p for p in gazetteer.places if p.is_raion and not p.is_hromada]
+    areas = [p for p in gazetteer.places if p.is_raion and not p.is_hromada]
+    raions = [p for p in areas if p.country == "UA"]
     assert len(raions) == 136  # the raions of KATOTTG since the reform of 2020
+    abroad = [p for p in areas if p.country != "UA"]  # foreign.toml [[district]]
+    assert abroad and all(p.gazetteer_id.startswith("casebuilder:district-")
+                          and p.name.endswith(" district") and p.admin1 == p.parent
+                          and p.precision == "region" for p in abroad)
     for raion in raions:
         assert raion.feature_kind == "region" and raion.precision == "region", raion
         assert raion.admin1 == raion.parent and raion.name.endswith(" raion"), raion

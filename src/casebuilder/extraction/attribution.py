@@ -181,6 +181,10 @@ def _matchers(analyser: TextAnalyser, vocabulary: Vocabulary) -> _Matchers:
     return built
 
 
+#: The rule recorded when a speaker given by role is the person the text names later.
+NAMED_LATER = "named-later"
+
+
 class Attributor:
     """Finds the attribution of each sentence of one document, in order."""
 
@@ -289,6 +293,50 @@ class Attributor:
         speaker, _, run = current
         self._quote = None if closing else (speaker, sentence.paragraph, run + 1)
         return speaker
+
+    def roles_named_later(self, attributions: list[Attribution]) -> list[Attribution]:
+        """The attributions of a document's sentences, in order, with a speaker given only by
+        role ("the acting governor said") before the text names the person in that role
+        ("Olena Petrenko, the acting governor, said") given as that person: the nearest later
+        person the speaker_references table takes the role phrase for, as it would take it
+        after the name. The decision is kept in the trace."""
+        out = list(attributions)
+        for i, attribution in enumerate(attributions):
+            if attribution.kind == "outlet" or not self._role_only(attribution.speaker):
+                continue
+            words = attribution.speaker.lower().split()
+            asked: set[tuple[str, str]] = set()
+            for later in attributions[i + 1 :]:
+                if not looks_like_person(later.speaker) or \
+                        (later.speaker, later.role) in asked:
+                    continue
+                asked.add((later.speaker, later.role))
+                decision = self.rules.references.decide(
+                    ReferenceContext(words, later.speaker, later.role, self.words))
+                if attribution.start is not None and attribution.end is not None:
+                    self.trace.append(Traced(self.rules.references.name, decision,
+                                             attribution.start, attribution.end))
+                if decision.outcome != "same":
+                    continue
+                out[i] = replace(later, verb=attribution.verb,
+                                 evidentiality=attribution.evidentiality,
+                                 qualifiers=attribution.qualifiers, start=attribution.start,
+                                 end=attribution.end, others=attribution.others,
+                                 refused_by=attribution.refused_by,
+                                 rules=(*attribution.rules,
+                                        f"speaker_references:{decision.rule}", NAMED_LATER))
+                break
+        return out
+
+    def _role_only(self, speaker: str) -> bool:
+        """A speaker phrase of lower-case words after at most an opening determiner ("the
+        acting governor of the region", "its mayor"): a role, with no name in it."""
+        words = speaker.split()
+        if not words or not any(w.lower() in self.words.role_words for w in words):
+            return False
+        first = words[0]
+        return (not first[:1].isupper() or first.lower() in self.words.determiners) and \
+            not any(w[:1].isupper() for w in words[1:])
 
     @staticmethod
     def _weighed(attribution: Attribution, phrases: dict[str, str]) -> Attribution:

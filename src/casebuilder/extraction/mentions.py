@@ -56,6 +56,7 @@ from casebuilder.extraction.page_segments import (
     load_segment_table,
 )
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
+from casebuilder.extraction.place_levels import LEVEL_TABLE, LevelContext, load_level_table
 from casebuilder.extraction.place_roles import (
     PlaceContext,
     capital_as_government,
@@ -114,7 +115,8 @@ def load_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
     return {PLACE_ROLE_TABLE: load_place_roles(vocabulary), **load_harm_tables(vocabulary),
             **load_value_tables(vocabulary), **load_mention_value_table(vocabulary),
             **load_assembly_tables(vocabulary), **load_occupation_table(vocabulary),
-            **load_segment_table(vocabulary), **load_round_up_table(vocabulary)}
+            **load_segment_table(vocabulary), **load_round_up_table(vocabulary),
+            **load_level_table(vocabulary)}
 
 
 def _shifted(mention: IncidentMention, base: int) -> IncidentMention:
@@ -219,6 +221,10 @@ class MentionExtractor:
             reading.harm_told = reading.harm_told or fact.eventful
             facts.append(fact)
             previous = fact
+        # "the acting governor said" before "Olena Petrenko, the acting governor, said"
+        for fact, named in zip(facts, attributor.roles_named_later(
+                [f.attribution for f in facts]), strict=True):
+            fact.attribution = named
         # A time stamp kept out as furniture ("Last updated: 8 August 2023, 12:00") still says
         # when the report was written, so it is read for the report time.
         reading.report_time = self._report_time(
@@ -232,7 +238,7 @@ class MentionExtractor:
                     fact.attribution = replace(
                         signed, evidentiality=fact.attribution.evidentiality,
                         qualifiers=fact.attribution.qualifiers)
-        reading.title_place = self._place_in_title(source)
+        reading.title_place = self._place_in_title(source, resolved, reading)
         mentions = self.assembler.assemble(facts, reading)
         self.occupation.date(mentions, facts, reading)
         self._cite_title_place(mentions, reading)
@@ -332,10 +338,11 @@ class MentionExtractor:
     def _trace_round_ups(mentions: list[IncidentMention], facts: list[SentenceFacts],
                          reading: DocumentReading) -> None:
         """A round-up that joined no mention shows what it set aside beside the mention told
-        before it (or else the first)."""
-        prefix = f"{ROUND_UP_TABLE}/"
+        before it (or else the first); so does a headline whose town stood for its region
+        (vocab/rules/place_levels.toml)."""
+        prefixes = (f"{ROUND_UP_TABLE}/", f"{LEVEL_TABLE}/")
         for fact in facts:
-            traces = [n for n in fact.not_taken if n.rule.startswith(prefix)]
+            traces = [n for n in fact.not_taken if n.rule.startswith(prefixes)]
             s = fact.sentence
             if not traces or not mentions or any(
                     c.provenance.sentence_start == s.start for m in mentions for c in m.claims):
@@ -347,18 +354,29 @@ class MentionExtractor:
                                                      s.text, s.start, s.end),
                       fact.attribution, t.rule) for t in traces])
 
-    def _place_in_title(self, source: SourceText) -> tuple[ToponymMention, Place] | None:
+    def _place_in_title(self, source: SourceText,
+                        resolved: list[tuple[ToponymMention, Place]], reading: DocumentReading
+                        ) -> tuple[ToponymMention, Place] | None:
         """The settlement a headline names ("Uman: 23 dead after missile ..."). A report's
-        body often says only "the city" because its headline has already said which."""
+        body often says only "the city" because its headline has already said which; but a
+        town that stands for its region there (vocab/rules/place_levels.toml) is no such
+        place."""
         if not source.title:
             return None
         toponyms = self.gazetteer.find_toponyms(source.title)
         kinds = self.lexicon.words("fine_place_kinds")
+        regions = self._centred_regions(resolved)
         for toponym, resolution in zip(toponyms, self.gazetteer.resolve_mentions(toponyms),
                                        strict=True):
             place = resolution.place
-            if place is not None and place.feature_kind in kinds:
-                return toponym, place
+            if place is None or place.feature_kind not in kinds:
+                continue
+            region = regions.get(place.gazetteer_id)
+            if region is not None and self.tables[LEVEL_TABLE].decide(LevelContext.of(
+                    toponym, place, region, True, resolved,
+                    lambda t: _in_heading(t, reading), self.lexicon)).outcome == "region":
+                continue
+            return toponym, place
         return None
 
     @staticmethod
@@ -407,7 +425,43 @@ class MentionExtractor:
                 out.append((toponym, place))
         for gazetteer_id in decided:  # placed on evidence somewhere in the document
             undecided.pop(gazetteer_id, None)
+        return self._levelled(out, reading)
+
+    def _levelled(self, resolved: list[tuple[ToponymMention, Place]], reading: DocumentReading
+                  ) -> list[tuple[ToponymMention, Place]]:
+        """A town that is the centre of a region the document names as a region may stand
+        for that region ("Russia's Kursk" heading a report on a village of the Kursk region):
+        vocab/rules/place_levels.toml decides; the town is kept in ``reading.relevelled``."""
+        regions = self._centred_regions(resolved)
+        if not regions:
+            return resolved
+        out = []
+        for toponym, place in resolved:
+            region = regions.get(place.gazetteer_id) if place.feature_kind == "settlement" \
+                else None
+            if region is not None:
+                context = LevelContext.of(toponym, place, region, _in_heading(toponym, reading),
+                                          resolved, lambda t: _in_heading(t, reading),
+                                          self.lexicon)
+                decision = reading.decide(LEVEL_TABLE, context, toponym.start, toponym.end)
+                if decision.outcome == "region":
+                    reading.relevelled[toponym.start] = (decision.rule, place)
+                    place = region
+            out.append((toponym, place))
         return out
+
+    def _centred_regions(self, resolved: list[tuple[ToponymMention, Place]]
+                         ) -> dict[str, Place]:
+        """The regions (not raions) the document names, by the gazetteer id of the town each
+        is centred on and named after."""
+        regions: dict[str, Place] = {}
+        for _toponym, place in resolved:
+            if place.feature_kind != "region" or place.is_raion:
+                continue
+            centre = self.assembler.regional_centre(place)
+            if centre is not None:
+                regions.setdefault(centre.gazetteer_id, place)
+        return regions
 
     # -- one sentence -------------------------------------------------------------------
     def _sentence_facts(self, sentence: Sentence, attribution: Attribution,
@@ -555,6 +609,11 @@ class MentionExtractor:
                 not_taken.append(_place_set_aside(NAME_TABLE, named.rule, toponym, place,
                                                   None))
                 continue
+            levelled = reading.relevelled.get(toponym.start)
+            if levelled is not None:
+                # "Russia's Kursk" for the Kursk region: the town is not taken
+                not_taken.append(_place_set_aside(LEVEL_TABLE, levelled[0], toponym,
+                                                  levelled[1], "region"))
             decision = self.place_role(tokens, toponym, place, attribution, reading, people)
             table, rule, role = PLACE_ROLE_TABLE, decision.rule, decision.outcome
             segment = reading.segment_at(toponym.start, toponym.end)
@@ -624,6 +683,12 @@ class MentionExtractor:
                                                  words=target.phrase,
                                                  target_type=target.payload, taken_as="care")))
         return hit
+
+
+def _in_heading(toponym: ToponymMention, reading: DocumentReading) -> bool:
+    """Whether the name stands in a heading of the page (a headline, a sub-headline)."""
+    segment = reading.segment_at(toponym.start, toponym.end)
+    return segment is not None and segment.kind == "heading"
 
 
 def _inside_quotation(text: str, position: int) -> bool:

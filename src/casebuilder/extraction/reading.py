@@ -64,6 +64,9 @@ class DocumentReading:
     tables: RuleTables
     #: The settlement the headline names ("Uman: 23 dead after ...").
     title_place: tuple[ToponymMention, Place] | None = None
+    #: Names of a town read as the region named after it (vocab/rules/place_levels.toml),
+    #: by the offset of the name: the rule and the town.
+    relevelled: dict[int, tuple[str, Place]] = field(default_factory=dict)
     #: Places of a name the document gave nothing to choose between, by the one chosen.
     undecided: dict[str, tuple[Place, ...]] = field(default_factory=dict)
     #: Some sentence with harm names a settlement or site where it happened.

@@ -190,6 +190,28 @@ def _second_word_after(c: VerbContext, words: frozenset[str]) -> bool:
     return after is not None and after.lower in words
 
 
+def _opened_within(c: VerbContext, words: frozenset[str]) -> bool:
+    """One of ``words`` stands at most three tokens before the reporting word, with no
+    punctuation between ("what officials said")."""
+    for i in range(c.index - 1, max(-1, c.index - 4), -1):
+        token = c.tokens[i]
+        if token.is_punct:
+            return False
+        if token.lower in words:
+            return True
+    return False
+
+
+def _only_name_after(c: VerbContext, wanted: bool) -> bool:
+    """After the reporting word, to the end of the sentence, only capitalised words (at most
+    five) and closing punctuation ("..., says Reuters.")."""
+    rest = c.tokens[c.index + 1 :]
+    names = [t for t in rest if not t.is_punct]
+    found = 0 < len(names) <= 5 and all(is_name_token(t) for t in names) and \
+        all(not t.is_punct for t in rest[: len(names)])
+    return found is wanted
+
+
 def _followed_by(c: VerbContext, phrases: frozenset[str]) -> bool:
     one, two = c.after(), c.after(2)
     return one is not None and (one.lower in phrases or (
@@ -209,6 +231,11 @@ CUE_PREDICATES: dict[str, Predicate[VerbContext]] = _table((
               _name_after),
     Predicate("followed_by", "the word after the reporting word, or the two words after it "
               "joined by a space, are one of", "words", _followed_by),
+    Predicate("only_name_after", "only a name of up to five capitalised words follows the "
+              "reporting word, to the end of the sentence", "bool", _only_name_after),
+    Predicate("opened_within", "one of these stands at most three tokens before the reporting "
+              "word, with no punctuation between ('what officials said')", "words",
+              _opened_within),
 ))
 
 
@@ -586,6 +613,13 @@ class ReferenceContext:
                    w not in self.lexicon.role_words for w in self.words)
 
 
+def _same_role_head(c: ReferenceContext) -> bool:
+    roles = c.lexicon.role_words
+    mine = next((w for w in c.words if w in roles), None)
+    theirs = next((w for w in c.role.lower().split() if w in roles), None)
+    return mine is not None and mine == theirs
+
+
 def looks_like_person(speaker: str) -> bool:
     parts = speaker.split()
     return 2 <= len(parts) <= 4 and all(p[:1].isupper() for p in parts)
@@ -612,6 +646,10 @@ REFERENCE_PREDICATES: dict[str, Predicate[ReferenceContext]] = _table((
               "name", "bool", _flag(lambda c: len(c.words) < len(c.speaker_words))),
     Predicate("last_word_in_earlier", "the phrase's last word is a word of the earlier "
               "speaker's name", "bool", _flag(lambda c: c.words[-1] in c.speaker_words)),
+    Predicate("same_role_head", "the first role word (@speaker_role_words) of the phrase is "
+              "the first of the earlier speaker's role: 'the head of the administration' and "
+              "'the head of the regional administration', not 'the rail company' and 'the head "
+              "of the rail company'", "bool", _flag(_same_role_head)),
 ))
 
 

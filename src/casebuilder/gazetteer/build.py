@@ -105,6 +105,11 @@ _HROMADA_MIN_KM = 17.0
 _FEATURE_TOWN_POPULATION = 20_000
 _RAION_MIN_KM = 20.0
 _RAION_WORDS = tuple(sorted(gazetteer_lexicon().words("raion_words")))  # data/lexicon
+_ABROAD_DISTRICT_WORDS = tuple(sorted(gazetteer_lexicon().phrases("district_words_abroad")))
+#: The radius of a district abroad placed at its centre: the border districts of Belgorod,
+#: Kursk and Bryansk Oblasts are 40-70 km across and their centres seldom in their middle, so
+#: most of a district lies within 30 km of its centre (set by hand, no measurement).
+_ABROAD_DISTRICT_KM = 30.0
 _HROMADA_WORDS = gazetteer_lexicon().words("hromada_words") - {"hromady", "otg"}
 
 
@@ -368,6 +373,7 @@ class _Builder:
         self._add_countries(countries, capitals)
         self._add_shipped()
         self._add_raions(linked)
+        self._add_foreign_districts()
         self._add_hromadas(linked)
         self._add_city_districts(linked)
         self._set_feature_cities()
@@ -758,6 +764,50 @@ class _Builder:
             )
         for (admin1, _fold), (target, _variants) in sorted(former.items()):
             raise GazetteerError(f"variants.toml: no raion {target!r} in {admin1}")
+
+    def _add_foreign_districts(self) -> None:
+        """A place for every [[district]] of foreign.toml: a district of a border region
+        abroad, precision and feature_kind ``region``, its region as admin1 and parent (so it
+        narrows a name down like a raion), placed at its centre, known by its adjective in
+        its usual spellings ("Shebekinsky", "Shebekinskiy") and by the adjective or the
+        centre's name with a word of ``district_words_abroad`` ("Shebekino urban
+        district")."""
+        try:
+            entries = [(str(e["region"]), str(e["centre"]), str(e["adjective"]),
+                        [str(v) for v in e.get("variants", ())])
+                       for e in read_data_toml("foreign.toml").get("district", ())]
+        except (KeyError, TypeError) as exc:
+            raise GazetteerError(f"foreign.toml: malformed district ({exc})") from exc
+        regions = {r.name: r for r in self.regions if r.country != HOME_COUNTRY}
+        wanted = {region for region, _c, _a, _v in entries}
+        seats = {(p.admin1, p.name): p for p in self.places
+                 if p.admin1 in wanted and p.feature_kind == "settlement"}  # fmt: skip
+        for region_name, centre, adjective, variants in entries:
+            region = regions.get(region_name)
+            seat = seats.get((region_name, centre))
+            if region is None or seat is None:
+                raise GazetteerError(f"foreign.toml: no district centre {centre!r} in "
+                                     f"{region_name}")  # fmt: skip
+            stems = [adjective, *_adjective_spellings(adjective), *variants]
+            names = stems + [f"{stem} {word}" for stem in [*stems, centre]
+                             for word in _ABROAD_DISTRICT_WORDS]  # fmt: skip
+            slug = normalise_toponym(adjective).replace(" ", "-")
+            self.add_place(
+                Place(
+                    name=f"{adjective} district",
+                    lat=seat.lat,
+                    lon=seat.lon,
+                    admin1=region_name,
+                    country=region.country,
+                    gazetteer_id=f"casebuilder:district-{region.country.lower()}-{slug}",
+                    precision="region",
+                    feature_kind="region",
+                    uncertainty_km=_ABROAD_DISTRICT_KM,
+                    parent=region_name,
+                    placed_at=f"centre of the district, {centre} (its middle is not known)",
+                ),
+                names,
+            )
 
     def _add_hromadas(self, linked: dict[str, GeonamesRecord]) -> None:
         """A place for every hromada of KATOTTG (category H, the territorial communities of
@@ -1186,6 +1236,14 @@ def _adjective_of(name: str) -> str:
     if not name or name[-1] in "aeiouy":
         return ""
     return name + "skyi"
+
+
+def _adjective_spellings(adjective: str) -> list[str]:
+    """Other spellings of a Russian adjective in -sky ("Shebekinsky"): -skiy, -skii, -skyi."""
+    if not adjective.endswith("sky"):
+        return []
+    stem = adjective[:-1]
+    return [stem + ending for ending in ("iy", "ii", "yi")]
 
 
 def _high_quantile(values: list[float], share: float) -> float:

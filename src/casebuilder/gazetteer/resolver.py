@@ -499,7 +499,10 @@ class Gazetteer:
         )  # fmt: skip
         resolution = self._resolve_cached(mention.text, document.asked[number], document.cache)
         document.results.append(resolution)
-        if resolution.place is not None and not _coarse(resolution.place):
+        # a place chosen by the tie-break alone is a guess: it anchors nothing after it ("the
+        # residents of Yahidne" must not pull the next "Yahidne" to the same namesake)
+        if resolution.place is not None and not _coarse(resolution.place) and \
+                not resolution.undecided:
             document.nearby.append(resolution.place.coordinates)
             if mention.paragraph >= 0 and not mention.dateline:
                 document.nearby_in[mention.paragraph].append(
@@ -979,6 +982,24 @@ class Gazetteer:
             if inside:
                 self._keep_in_region(ask, where, inside, raions, elsewhere)
                 return
+        self._written_otherwise(ask)
+
+    def _written_otherwise(self, ask: _Ask) -> None:
+        """A name found only as a town abroad, outside every region the document names, that
+        is a place of one of those regions written in another transliteration or in its
+        Russian-style form ("the town of Suja" in a report on the Kursk region: Sudzha, not
+        Shuya 600 km away) is that place (:meth:`_in_form`, data/forms.toml)."""
+        areas = ask.local_regions | ask.document_regions
+        if not areas or not ask.candidates or any(
+            c.place.country == ask.country or c.place.admin1 in areas for c in ask.candidates
+        ):
+            return
+        written = self._in_form(ask.stripped, areas)
+        if written:
+            ask.pool = written
+            ask.reasons.append(f"known abroad only by a spelling that writes a place of the "
+                               f"region named in the document ({_label(areas)}) another "
+                               "way")  # fmt: skip
 
     def _keep_in_region(self, ask: _Ask, where: str, inside: list[Candidate],
                         raions: Sequence[Place], elsewhere: bool) -> None:
@@ -1324,5 +1345,38 @@ def _one_sense_per_document(
         if context.within or context.local_admin1 or key not in chosen:
             continue
         out[number] = chosen[key]
+    return _guesses_yield(mentions, out, asked)
+
+
+def _guesses_yield(
+    mentions: Sequence[ToponymMention],
+    results: list[Resolution],
+    asked: dict[int, PlaceContext],
+) -> list[Resolution]:
+    """An occurrence placed by the tie-break alone (nothing told its namesakes apart: "YAHIDNE,
+    Ukraine —" on a dateline) takes the place the other occurrences of its name were given on
+    evidence (nearness to the places of their paragraph: "Yahidne, a village north of Kyiv"),
+    when all of those agree; written the same, folded the same (a dateline's capitals)."""
+    decided: dict[str, set[str]] = defaultdict(set)
+    found: dict[str, Resolution] = {}
+    for number in asked:
+        result = results[number]
+        if result.place is None or result.undecided:
+            continue
+        key = normalise_toponym(mentions[number].text)
+        decided[key].add(result.place.gazetteer_id)
+        found.setdefault(key, result)
+    out = list(results)
+    for number in asked:
+        result = results[number]
+        key = normalise_toponym(mentions[number].text)
+        if result.place is None or not result.undecided or len(decided.get(key, ())) != 1:
+            continue
+        evidenced = found[key]
+        if evidenced.place is not None and any(
+            evidenced.place.gazetteer_id == c.place.gazetteer_id for c in result.candidates
+        ):
+            out[number] = replace(evidenced, query=result.query, reason=(
+                f"as where the document names it again: {evidenced.reason}"))
     return out
 

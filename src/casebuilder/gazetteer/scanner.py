@@ -76,8 +76,12 @@ _LEXICON = gazetteer_lexicon()  # the word classes named below: data/lexicon/sca
 _PRE_CUES = _LEXICON.words("place_cues_before")
 _POST_CUES = _LEXICON.words("place_cues_after")
 _REGION_WORDS = _LEXICON.words("region_words_after")
+_SPELLING_BEFORE = _LEXICON.words("spelling_cues_before")
+_SPELLING_AFTER = _LEXICON.words("spelling_cues_after")
 _SPEECH = _LEXICON.words("surname_speech_verbs")
 _AREA_WORDS = _LEXICON.words("name_area_adjectives")
+_HONORIFICS = _LEXICON.words("honorifics")
+_AFTER_HONORIFIC = re.compile(r"\.?[ \t\u00a0]+")
 _WATER_AFTER = _LEXICON.words("water_words_after")
 _WATER_BEFORE: dict[tuple[str, ...], str] = {
     tuple(cue.split()): kind for cue, kind in _LEXICON.mapping("water_words_before").items()
@@ -177,9 +181,11 @@ class ToponymScanner:
         while index < len(words):
             free_from = mentions[-1].end if mentions else 0
             found = self._match_at(text, words, keys, index, lower_words, titled, free_from)
-            if found is None and loose and self._fold_of is not None:
+            if found is None and self._fold_of is not None and (
+                loose or _settlement_cued(keys, index)
+            ):
                 found = self._match_at(text, words, keys, index, lower_words, titled, free_from,
-                                       by_fold=True)  # fmt: skip
+                                       by_fold=True, abroad=not loose)  # fmt: skip
             if found is None:
                 index += 1
                 continue
@@ -199,6 +205,7 @@ class ToponymScanner:
         titled: set[int] | frozenset[int] = frozenset(),
         free_from: int = 0,
         by_fold: bool = False,
+        abroad: bool = False,
     ) -> tuple[ToponymMention | None, int] | None:
         """The mention starting at word ``index`` and the number of words it takes; a mention
         of None means the words are read and skipped (a water body the gazetteer lacks, the
@@ -224,7 +231,7 @@ class ToponymScanner:
                 continue
             key = " ".join(keys[index : index + length])
             numbers: Sequence[int] = (
-                self._loose(text, words, keys, index, length, key, fold_of(key))
+                self._loose(text, words, keys, index, length, key, fold_of(key), abroad)
                 if by_fold and fold_of is not None else self._names.get(key, ())
             )  # fmt: skip
             if not numbers:
@@ -280,11 +287,13 @@ class ToponymScanner:
         return bool(run), run
 
     def _loose(self, text: str, words: list[tuple[int, int]], keys: list[str], index: int,
-               length: int, key: str, folded: str) -> Sequence[int]:
-        """The places a name matches only up to romanisation (``find`` with ``loose``): places
-        of the home country whose own name it is, and for one word, only a word of six
-        letters or more not followed by another capitalised word ("School No. 5", "Mass
-        grave", "Velikye Artakovo" are no fold matches)."""
+               length: int, key: str, folded: str, abroad: bool = False) -> Sequence[int]:
+        """The places a name matches only up to romanisation (``find`` with ``loose``, or a
+        name a word such as "village of" announces): places of the home country whose own
+        name it is (with ``abroad``, of the border regions abroad too: "the village of
+        Graivoron" in Belgorod Oblast), and for one word, only a word of six letters or more
+        not followed by another capitalised word ("School No. 5", "Mass grave", "Velikye
+        Artakovo" are no fold matches)."""
         if length == 1:
             following = index + 1
             if len(folded) < _LOOSE_WORD or (
@@ -295,7 +304,9 @@ class ToponymScanner:
         own = self._own_name
         return [
             number for number in self._folds.get(folded, ())
-            if self._places[number].country == self._home
+            if (self._places[number].country == self._home or (
+                abroad and bool(self._places[number].admin1)
+                and self._places[number].country in self._near_countries))
             and self._places[number].feature_kind not in ("country", "region", "water_body")
             and (own is None or own(number, key))
         ]  # fmt: skip
@@ -512,9 +523,10 @@ class ToponymScanner:
         candidates: tuple[Place, ...],
     ) -> bool:
         """Whether a one-word name reads as a person's surname: right after another capitalised
-        word ("Vyacheslav Chaus", "Deputy mayor Serhiy Orlov", "Oleksandr Kamyshin") with no
-        place word after it, or right before "said", "told", ... ("Chaus said"), unless it is
-        the name of a town of Ukraine of 10,000+ people, a region or a country ("Kyiv said")."""
+        word ("Vyacheslav Chaus", "Deputy mayor Serhiy Orlov", "Oleksandr Kamyshin") or a title
+        ("Ms. Semenko", "Mr Petrenko") with no place word after it, or right before "said",
+        "told", ... ("Chaus said"), unless it is the name of a town of Ukraine of 10,000+
+        people, a region or a country ("Kyiv said")."""
         best = candidates[0]
         if keys[index] in self._well_known and (
             best.country == "UA" or best.feature_kind in ("country", "region")
@@ -526,6 +538,10 @@ class ToponymScanner:
         if index == 0 or after in _POST_CUES or after in _REGION_WORDS:
             return False
         previous_start, previous_end = words[index - 1]
+        if keys[index - 1] in _HONORIFICS and _AFTER_HONORIFIC.fullmatch(
+            text[previous_end : words[index][0]]
+        ):
+            return True  # "Ms. Semenko", "Mr Petrenko"
         if not _SPACES.fullmatch(text[previous_end : words[index][0]]):
             return False  # a hyphen, a line break or punctuation between them
         return text[previous_start].isupper() and keys[index - 1] not in _PRE_CUES | _AREA_WORDS
@@ -560,6 +576,16 @@ _NOT_A_NAME_AFTER = (
 _OPENER_NAMES = 3
 _LOOSE_WORD = 6  # the fewest letters of one word matched only up to romanisation
 _HEADLINE_CHARS = 160
+
+
+def _settlement_cued(keys: list[str], index: int) -> bool:
+    """Whether words around the name say a settlement is named ("the village of X", "the
+    town X", "the X village"): there a name may match a place only up to romanisation."""
+    before = keys[index - 1] if index > 0 else ""
+    if before == "of" and index > 1:
+        before = keys[index - 2]
+    after = keys[index + 1] if index + 1 < len(keys) else ""
+    return before in _SPELLING_BEFORE or after in _SPELLING_AFTER
 
 
 def _title_case_words(text: str, words: list[tuple[int, int]]) -> set[int]:

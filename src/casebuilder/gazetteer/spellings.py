@@ -6,9 +6,11 @@ region or country asked for, it asks the two tables here, in this order:
 
 * :class:`FormTable`: the Russian-style form of a Ukrainian name (Kharkov for Kharkiv, Orekhov
   for Orikhiv, Andreevka for Andriivka, Aleksandrovka for Oleksandrivka, Ugledar for
-  Vuhledar). Both names are reduced to a form key (:meth:`FormRules.key`): the fold, with the
-  consonant correspondences of ``data/forms.toml`` applied to each word, and each run of vowels
-  written as one placeholder. Names that share a form key and differ in at most
+  Vuhledar), or a name in another transliteration (Suja or Sudja for Sudzha). Both names are
+  reduced to a form key (:meth:`FormRules.key`): the fold, with the consonant correspondences
+  of ``data/forms.toml`` applied to each word (a rule marked ``written`` to each word of the
+  name as written, before the fold merges its letters), and each run of vowels written as one
+  placeholder. Names that share a form key and differ in at most
   ``max_changes`` vowel runs, with at least ``min_consonants`` consonants, are one name; the
   places with the fewest changed runs are returned.
 * :class:`TypoTable`: names one letter off (two for names of nine letters or more), found
@@ -35,7 +37,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from casebuilder.gazetteer.normalise import edit_distance, fold_toponym
+from casebuilder.gazetteer.normalise import edit_distance, fold_toponym, normalise_toponym
 from casebuilder.model.lexicon import LexiconError, check_keys, key_line
 
 FORMS_FILE = Path(__file__).parent / "data" / "forms.toml"
@@ -43,7 +45,7 @@ FORMS_FILE = Path(__file__).parent / "data" / "forms.toml"
 _VOWEL_KEYS = frozenset({"about", "letters", "max_changes", "min_consonants", "examples",
                          "counterexamples"})  # fmt: skip
 _RULE_KEYS = frozenset({"name", "about", "pattern", "replacement", "examples",
-                        "counterexamples"})  # fmt: skip
+                        "counterexamples", "written"})  # fmt: skip
 _PLACEHOLDER = "*"
 
 Pair = tuple[str, str]
@@ -60,6 +62,9 @@ class FormRule:
     examples: tuple[Pair, ...] = ()
     counterexamples: tuple[Pair, ...] = ()
     source: str = ""
+    #: Applied to each word of the normalised name before the fold, which would merge the
+    #: letters the rule reads (the j of "Suja" becomes the i of a glide there).
+    written: bool = False
 
 
 @dataclass(frozen=True)
@@ -82,15 +87,37 @@ class FormRules:  # not slotted: it caches its compiled vowel pattern
     def runs(self, text: str) -> tuple[str, tuple[str, ...]]:
         """The form key of a name and its vowel runs in order: ``"Orekhov"`` gives
         ``("*r*h*v", ("o", "e", "o"))``."""
-        return self.runs_of_fold(fold_toponym(text))
+        key = normalise_toponym(text)
+        return self.runs_of_fold(self.fold(key, fold_toponym(key)))
+
+    def fold(self, key: str, folded: str) -> str:
+        """The fold of a normalised name ``key`` (``folded`` is its plain fold) once the
+        ``written`` rules have rewritten its words: ``"suja"`` folds as ``"sudzha"``."""
+        written = self._written
+        if not written or not any(rule.pattern.search(key) for rule in written):
+            return folded
+        words = []
+        for word in key.split():
+            for rule in written:
+                word = rule.pattern.sub(rule.replacement, word)
+            words.append(word)
+        return fold_toponym(" ".join(words))
+
+    @functools.cached_property
+    def _written(self) -> tuple[FormRule, ...]:
+        return tuple(rule for rule in self.rules if rule.written)
+
+    @functools.cached_property
+    def _folded(self) -> tuple[FormRule, ...]:
+        return tuple(rule for rule in self.rules if not rule.written)
 
     def runs_of_fold(self, folded: str) -> tuple[str, tuple[str, ...]]:
-        """:meth:`runs` of a name already folded (:func:`.normalise.fold_toponym`)."""
+        """:meth:`runs` of a name already folded (:meth:`fold`)."""
         words = []
         runs: list[str] = []
         for word in folded.split():
             if self._any_rule.search(word):
-                for rule in self.rules:
+                for rule in self._folded:
                     word = rule.pattern.sub(rule.replacement, word)
             parts = self._vowel_runs.split(word)
             runs.extend(parts[1::2])
@@ -100,7 +127,7 @@ class FormRules:  # not slotted: it caches its compiled vowel pattern
     @functools.cached_property
     def _any_rule(self) -> re.Pattern[str]:
         """A word no rule's pattern matches is left as it is (one search, not one a rule)."""
-        return re.compile("|".join(f"(?:{rule.pattern.pattern})" for rule in self.rules)
+        return re.compile("|".join(f"(?:{rule.pattern.pattern})" for rule in self._folded)
                           or "(?!)")  # fmt: skip
 
     @functools.cached_property
@@ -176,11 +203,15 @@ def load_form_rules(path: Path = FORMS_FILE) -> FormRules:
             pattern = re.compile(entry["pattern"])
         except re.error as exc:
             raise LexiconError(f"{path}:{line}: [[rule]] {entry['name']}: {exc}") from exc
+        written = entry.get("written", False)
+        if not isinstance(written, bool):
+            raise LexiconError(f"{path}:{line}: [[rule]] {entry['name']}: written must be true "
+                               "or false")  # fmt: skip
         rules.append(FormRule(
             entry["name"], entry["about"], pattern, entry["replacement"],
             _pairs(path, text, str(line), entry.get("examples")),
             _pairs(path, text, str(line), entry.get("counterexamples")),
-            f"{path.name}:{line}",
+            f"{path.name}:{line}", written,
         ))  # fmt: skip
     if len({r.name for r in rules}) < len(rules):
         raise LexiconError(f"{path}: two rules have one name")
@@ -209,7 +240,7 @@ class FormTable:
         self.rules = rules or form_rules()
         by_fold: dict[str, list[tuple[str, int]]] = defaultdict(list)
         for key, folded, number in rows:
-            by_fold[folded].append((key, number))
+            by_fold[self.rules.fold(key, folded)].append((key, number))
         self._by_key: dict[str, list[tuple[tuple[str, ...], str, int]]] = defaultdict(list)
         for folded, names in by_fold.items():
             form, runs = self.rules.runs_of_fold(folded)
