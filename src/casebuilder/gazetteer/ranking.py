@@ -236,6 +236,8 @@ def rank(candidates: Sequence[Candidate], situation: Situation,
     for candidate in candidates:
         unique.setdefault(candidate.place.gazetteer_id, candidate)
     found = list(unique.values())
+    if len(found) < 2:
+        return found  # nothing to order
     if situation.head_key:
         situation = _with_big(situation, found if among is None else among)
     return sorted(found, key=lambda c: sort_key(c, situation))
