@@ -122,7 +122,7 @@ def geocode(gazetteer: Gazetteer, text: str) -> Geocoding:
     pieces = _pieces(text)
     if not pieces:
         return Geocoding(text)
-    if any(_running_text(piece) and not gazetteer.lookup(piece) for piece in pieces):
+    if any(_running_text(piece) and not gazetteer.knows(piece) for piece in pieces):
         return _as_running_text(gazetteer, text)
     parts = [_role(gazetteer, piece, number) for number, piece in enumerate(pieces)]
     found, guessed, failed = _place_parts(gazetteer, parts)
@@ -145,7 +145,7 @@ def _place_parts(gazetteer: Gazetteer, parts: list[_Part]
         if fine:
             (guessed if _guessed(gazetteer, resolution, part) else found).append(resolution)
             continue
-        if gazetteer.lookup(part.text):
+        if gazetteer.knows(part.text):
             # a name the resolver chose to place by its region only ("Izyum, Kyiv Oblast":
             # the Izium it knows lies far outside): its judgement stands
             failed.append(resolution)
@@ -206,7 +206,7 @@ def _pieces(text: str) -> list[str]:
 def _running_text(piece: str) -> bool:
     """Whether a part holds a word that no name holds: a lower-case word other than a place
     word, or a figure (the "3" of "Image 3", a date)."""
-    if any(ch.isdigit() for ch in piece) and not _RELATIVE.search(piece):
+    if any(map(str.isdigit, piece)) and not _RELATIVE.search(piece):
         return True
     words = piece.split()
     if len(words) < 2 and not piece.islower():
@@ -234,7 +234,7 @@ def _role(gazetteer: Gazetteer, piece: str, number: int) -> _Part:
         return _Part(piece, "area", piece)
     regions = gazetteer.regions.match(piece, fuzzy=False)
     if regions and (_REGION_MARKERS.search(piece) or number > 0
-                    or not gazetteer.lookup(piece)):  # fmt: skip
+                    or not gazetteer.knows(piece)):  # fmt: skip
         return _Part(piece, "area", piece)
     return _Part(piece, "place", piece)
 

@@ -21,8 +21,9 @@ Three levels, each coarser than the last:
   ``v``, doubled letters, Russian adjective endings (*Malaya* -> *Mala*). It is the second-tier
   key: *Vinnitsa*, *Vinnytsia* and *Vinnytsya* share one fold, as do *Izyum* and *Izium*.
 
-Both keys are pure functions of the text and are memoised (the last 131,072 texts each): the
-scanner and the resolver ask for the same words again and again.
+Both keys are pure functions of the text and are memoised (the last 131,072 texts each, and
+the fold word by word as well): the scanner and the resolver ask for the same words again and
+again.
 """
 
 from __future__ import annotations
@@ -150,12 +151,16 @@ def fold_toponym(text: str) -> str:
     Accepts any text (it normalises first). Different places can share a fold, so a fold
     match is a weaker match than a :func:`normalise_toponym` match.
     """
-    words = []
-    for word in normalise_toponym(text).split():
-        for pattern, replacement in _FOLD_STEPS:
-            word = pattern.sub(replacement, word)
-        words.append(word)
-    return " ".join(words)
+    return " ".join(map(_fold_word, normalise_toponym(text).split()))
+
+
+@functools.lru_cache(maxsize=1 << 17)
+def _fold_word(word: str) -> str:
+    """The fold of one word of a normalised name: the steps work within a word, so a name
+    new as a whole ("Mala Rohan, Kharkiv") is folded from words folded before."""
+    for pattern, replacement in _FOLD_STEPS:
+        word = pattern.sub(replacement, word)
+    return word
 
 
 def edit_distance(a: str, b: str, limit: int) -> int:

@@ -222,6 +222,7 @@ RANKING: tuple[Criterion, ...] = (
               evidence=False),
 )
 """The ranking, in order: the sort key, the reason and the tie all come from here."""
+_SCORES = tuple(criterion.score for criterion in RANKING)  # the sort key's, in that order
 
 
 # --- what the ranking gives -----------------------------------------------------------------
@@ -236,6 +237,8 @@ def rank(candidates: Sequence[Candidate], situation: Situation,
     for candidate in candidates:
         unique.setdefault(candidate.place.gazetteer_id, candidate)
     found = list(unique.values())
+    if len(found) < 2:
+        return found  # nothing to order
     if situation.head_key:
         situation = _with_big(situation, found if among is None else among)
     return sorted(found, key=lambda c: sort_key(c, situation))
@@ -248,7 +251,7 @@ def _with_big(situation: Situation, found: Sequence[Candidate]) -> Situation:
 
 
 def sort_key(candidate: Candidate, situation: Situation) -> tuple[Score, ...]:
-    return tuple(criterion.score(candidate, situation) for criterion in RANKING)
+    return tuple([score(candidate, situation) for score in _SCORES])
 
 
 def explain(ranked: Sequence[Candidate], situation: Situation) -> str:

@@ -202,6 +202,10 @@ class RegionMatcher:
                 key = self._key(spelling)
                 if key:
                     self._keys[key].add(region.name)
+        # the keys by length: a key more letters longer or shorter than the limit is too far
+        self._keys_of_length: dict[int, list[str]] = defaultdict(list)
+        for key in self._keys:
+            self._keys_of_length[len(key)].append(key)
 
     @staticmethod
     def _key(text: str) -> str:
@@ -231,7 +235,11 @@ class RegionMatcher:
         found = self._keys.get(key)
         if not found and fuzzy and 5 <= len(key) <= _REGION_KEY_LENGTH:
             limit = 1 if len(key) < 7 else 2
-            scored = sorted((edit_distance(key, other, limit), other) for other in self._keys)
+            scored = sorted(
+                (edit_distance(key, other, limit), other)
+                for length in range(len(key) - limit, len(key) + limit + 1)
+                for other in self._keys_of_length.get(length, ())
+            )
             if (
                 scored
                 and scored[0][0] <= limit
@@ -647,6 +655,10 @@ class Gazetteer:
         """Every place known by ``name``, in any spelling the normalisation and the fold key
         merge, most likely first (located before coarse, then by population)."""
         return [c.place for c in self._rank_plain(self._candidates(name))]
+
+    def knows(self, name: str) -> bool:
+        """Whether :meth:`lookup` finds any place by ``name`` (without ranking them)."""
+        return bool(self._names_of(name))
 
     def _candidates(self, name: str) -> list[Candidate]:
         return list(self._names_of(name))
