@@ -140,10 +140,11 @@ def run_of(home: Path, name: str) -> tuple[int, int]:
 
 def test_an_extraction_runs_gazetteer_changed_in_the_database_is_named(home):
     run_id, item_id = run_of(home, "report.txt")
+    ((logged,),) = query(home, "SELECT gazetteer FROM extraction_runs WHERE id = ?", run_id)
     execute(home, "UPDATE extraction_runs SET gazetteer = 'another gazetteer' WHERE id = ?",
             run_id)
     assert_named(failures(home), f"extraction run {run_id} of item {item_id}",
-                 "its gazetteer 'another gazetteer' differs")
+                 f"its gazetteer 'another gazetteer' differs from {logged!r}")
 
 
 def test_an_extraction_run_moved_to_another_item_is_named(home):
@@ -163,10 +164,18 @@ def test_an_extraction_run_no_longer_marked_current_is_named(home):
 
 
 def test_an_extraction_failures_time_changed_in_the_database_is_named(home):
-    ((row_id, item_id),) = query(home, "SELECT id, item_id FROM extraction_failures")
+    ((row_id, item_id, logged),) = query(home, "SELECT id, item_id, at FROM extraction_failures")
     execute(home, "UPDATE extraction_failures SET at = '2020-01-01T00:00:00.000000Z'")
     assert_named(failures(home), f"extraction failure {row_id} of item {item_id}",
-                 "its time '2020-01-01T00:00:00.000000Z' differs")
+                 f"its time '2020-01-01T00:00:00.000000Z' differs from {logged!r}")
+
+
+def test_an_extraction_failures_vocabulary_digest_changed_in_the_database_is_named(home):
+    ((row_id, item_id, logged),) = query(
+        home, "SELECT id, item_id, vocabulary_sha256 FROM extraction_failures")
+    execute(home, "UPDATE extraction_failures SET vocabulary_sha256 = ?", "0" * 64)
+    assert_named(failures(home), f"extraction failure {row_id} of item {item_id}",
+                 f"its vocabulary digest '{'0' * 64}' differs from {logged!r}")
 
 
 # -- items and their origins -----------------------------------------------------------------------
@@ -269,6 +278,73 @@ def test_a_trusted_key_is_compared_with_the_case_key(home):
                  "case public key", "is not the key given")
 
 
+# -- what verify says: the subject and what is wrong ----------------------------------------------
+
+
+def test_a_receipts_origin_pointed_at_a_parse_entry_is_named(home):
+    ((origin_id, item_id),) = query(home, "SELECT id, item_id FROM origins WHERE name = ?",
+                                    "report.txt")
+    (parse_seq,) = [e["seq"] for e in log_entries(home) if e["action"] == "parse"
+                    and any(r.get("id") == item_id for r in e["items"])]
+    execute(home, "UPDATE origins SET entry_seq = ? WHERE id = ?", parse_seq, origin_id)
+    assert_named(failures(home), f"origin {origin_id} of item {item_id}: names log entry "
+                 f"{parse_seq}, which is not a receipt")
+
+
+def test_a_parsed_items_metadata_changed_in_the_database_is_named(home):
+    ((item_id,),) = query(home, "SELECT item_id FROM origins WHERE name = 'report.txt'")
+    execute(home, "UPDATE items SET metadata = ? WHERE id = ?", '{"encoding": "latin-1"}',
+            item_id)
+    assert_named(failures(home), f"item {item_id} (report.txt): its extracted metadata")
+
+
+def test_a_checkpoint_root_changed_in_the_database_shows_both_values(home):
+    line = (home / "custody" / "checkpoints.jsonl").read_text().splitlines()[0]
+    root = json.loads(line)["root"]
+    execute(home, "UPDATE checkpoints SET root = ? WHERE id = (SELECT MIN(id) FROM checkpoints)",
+            "0" * 64)
+    assert_named(failures(home), "checkpoint 0", "checkpoints.root is '" + "0" * 64,
+                 f"but checkpoints.jsonl has '{root}'")
+
+
+def test_a_back_dated_log_entry_is_named(home):
+    log = home / "custody" / "log.jsonl"
+    lines = log.read_bytes().split(b"\n")[:-1]
+    entry = json.loads(lines[-1])
+    entry["time"] = "2000-01-01T00:00:00.000000Z"
+    lines[-1] = json.dumps(entry, separators=(",", ":"), sort_keys=True,
+                           ensure_ascii=False).encode()
+    log.write_bytes(b"".join(line + b"\n" for line in lines))
+    assert_named(failures(home), f"log entry {len(lines) - 1}: is dated 2000-01-01",
+                 "back-dated or reordered")
+
+
+def test_a_log_line_that_is_not_an_object_is_named(home):
+    log = home / "custody" / "log.jsonl"
+    count = len(log.read_bytes().splitlines())
+    log.write_bytes(log.read_bytes() + b"[]\n")
+    assert_named(failures(home), f"log entry {count}: is not a JSON object")
+
+
+def test_an_unreadable_seal_file_is_named(home):
+    seal = home / "custody" / "seal.json"
+    seal.write_text("this is not a seal\n")
+    assert_named(failures(home), "custody seal: custody/seal.json")
+
+
+def test_a_seal_file_that_cannot_be_read_is_not_taken_for_a_missing_one(home):
+    seal = home / "custody" / "seal.json"
+    seal.unlink()
+    seal.mkdir()  # reading it fails with an error, not with "no such file"
+    assert_named(failures(home), "custody seal", "custody/seal.json cannot be read")
+
+
+def test_on_item_is_given_each_items_size(home):
+    sizes: list[int] = []
+    verified(home, on_item=sizes.append)
+    assert sorted(sizes) == sorted(size for (size,) in query(home, "SELECT size FROM items"))
+
+
 # -- a command between its unit of work and its checkpoint ----------------------------------------
 
 
@@ -305,3 +381,37 @@ def test_verify_does_not_wait_when_the_unsigned_entry_differs_from_the_database(
     report = verify_case(case, settle_seconds=30)
     assert time.monotonic() - started < 15
     assert_named([str(f) for f in report.failures], "differs from the database copy")
+
+
+APPEND_THEN_DIE = """
+import os, signal, sys
+from pathlib import Path
+from casebuilder.preservation import custody
+from casebuilder.preservation.case import open_case
+
+append_and_commit = custody._append_and_commit
+
+def append_then_die(session, log_path, old_length, blob):
+    session.commit = lambda: os.kill(os.getpid(), signal.SIGKILL)  # dies in place of its commit
+    append_and_commit(session, log_path, old_length, blob)
+
+custody._append_and_commit = append_then_die
+case = open_case(Path(sys.argv[1]), environ={})
+with case.transaction() as tx:
+    tx.record("annotate", details={"note": "appended, never committed"})
+"""
+
+
+def test_entries_sealed_but_never_committed_after_a_checkpoint_are_a_note(case):
+    import subprocess
+    import sys
+
+    with case.transaction() as tx:
+        tx.record("annotate", details={"note": "committed and signed"})
+    case.checkpoint()
+    died = subprocess.run([sys.executable, "-c", APPEND_THEN_DIE, str(case.paths.root)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert died.returncode == -9, died.stderr
+    report = verify_case(case, settle_seconds=0)
+    assert report.ok, [str(f) for f in report.failures]
+    assert any("stopped before its database commit" in n for n in report.notes), report.notes
