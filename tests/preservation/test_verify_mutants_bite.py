@@ -380,7 +380,9 @@ def test_verify_does_not_wait_when_the_unsigned_entry_differs_from_the_database(
     started = time.monotonic()
     report = verify_case(case, settle_seconds=30)
     assert time.monotonic() - started < 15
-    assert_named([str(f) for f in report.failures], "differs from the database copy")
+    last = len(case.paths.log.read_bytes().splitlines()) - 1
+    assert_named([str(f) for f in report.failures],
+                 f"log entry {last}: differs from the database copy")
 
 
 APPEND_THEN_DIE = """
