@@ -1,0 +1,85 @@
+"""A tally of a besieged town's dead in a report that tells no attack (issue 10, kinds 7 and
+8): "300 civilians have been killed and 700 wounded", with no place, day or attack of its
+own, is the continuing situation of the place the report is about, dated from the war's start
+to the report. It makes no one-day incident, and it merges into the siege incident of that
+place, giving it the latest toll; every report's figure is kept. The texts are written for
+these tests."""
+
+from __future__ import annotations
+
+import json
+from datetime import date
+from pathlib import Path
+
+from casebuilder.extraction.mentions import SourceText
+from casebuilder.preservation.case import init_case, open_case
+from casebuilder.reporting.export import incident_properties
+from casebuilder.resolution.incidents import build_incidents
+
+SIEGE = ("As of the morning of 12 November, about 900 people remain in Kupiansk despite "
+         "round-the-clock shelling.\n\nThe head of the town's military administration spoke on "
+         "television.\n\n\"They are still shelling around the clock,\" he said.")
+TALLY = ("Kharkiv\n\nThe mayor of Kupiansk met reporters in Kharkiv.\n\nBefore the war, 27,000 "
+         "people lived in Kupiansk. Now, he says, fewer than 2,000 remain.\n\n300 civilians "
+         "have been killed and 700 wounded.\n\nMost of those left are elderly and live in "
+         "cellars.")
+
+
+def extract(tools, text, published, title=""):
+    return tools.extractor.extract(SourceText(1, text, title, "Desk", published))
+
+
+def test_a_tally_in_a_report_of_no_attack_is_the_situation_of_its_place(extraction_tools):
+    (mention,) = extract(extraction_tools, TALLY, date(2024, 1, 20),
+                         title="The mayor of Kupiansk on a town under fire")
+    assert mention.situation and mention.categories == []
+    assert mention.place is not None and mention.place.name == "Kupiansk"
+    killed = [c.value for c in mention.claims if c.kind == "killed"]
+    assert [(v.low, v.cumulative) for v in killed] == [(300, True)]
+    span = mention.situation_span(date(2022, 2, 24), date(2024, 1, 20))
+    assert span is not None and span.iso() == "2022-02-24/2024-01-20"
+    # the trace says why the figure is no one-day toll
+    assert any(c.rule == "running_totals/a-tally-with-no-attack-told"
+               for c in mention.claims if c.kind == "not_taken")
+
+
+def test_a_tally_before_an_attack_is_background_not_a_situation(extraction_tools):
+    text = ("Since the war began, 120 civilians have been killed.\n\nA missile hit a school in "
+            "Izium on Monday, killing two teachers.")
+    mentions = extract(extraction_tools, text, date(2024, 1, 20))
+    assert [m.situation for m in mentions] == [False]
+    assert not any(c.kind == "killed" and c.value.low == 120 for c in mentions[0].claims)
+
+
+def _write(reports: Path, name: str, text: str, published: str, title: str) -> None:
+    (reports / name).write_text(text)
+    (reports / f"{name}.meta.json").write_text(json.dumps(
+        {"title": title, "outlet": "Desk", "published": published}))
+
+
+def test_the_tally_gives_the_siege_incident_its_toll(tmp_path, extraction_tools):
+    from casebuilder.extraction.run import extract_items
+    from casebuilder.intake.ingest import ingest
+
+    reports = tmp_path / "reports"
+    reports.mkdir()
+    _write(reports, "siege.txt", SIEGE, "2023-11-12", "About 900 people remain in Kupiansk")
+    _write(reports, "tally.txt", TALLY, "2024-01-20",
+           "The mayor of Kupiansk on a town under fire")
+    home = tmp_path / "home"
+    case = init_case(home, name="tallies", environ={})
+    try:
+        ingest(case, [reports])
+        extract_items(case, extraction_tools)
+    finally:
+        case.close()
+    case = open_case(home, environ={})
+    try:
+        incidents = [incident_properties(i) for i in build_incidents(case)]
+    finally:
+        case.close()
+    (siege,) = [p for p in incidents if p["situation"]]
+    assert len(incidents) == 1
+    assert sorted(siege["documents"]) == ["siege.txt", "tally.txt"]
+    assert siege["killed_max"] == 300 and siege["injured_max"] == 700
+    assert (siege["date_start"], siege["date_end"]) == ("2022-02-24", "2024-01-20")
