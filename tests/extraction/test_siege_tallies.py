@@ -83,3 +83,24 @@ def test_the_tally_gives_the_siege_incident_its_toll(tmp_path, extraction_tools)
     assert sorted(siege["documents"]) == ["siege.txt", "tally.txt"]
     assert siege["killed_max"] == 300 and siege["injured_max"] == 700
     assert (siege["date_start"], siege["date_end"]) == ("2022-02-24", "2024-01-20")
+
+
+# -- a weekday in a report stamped late in the evening (issue 10, kind 2) --------------------
+
+def test_a_weekday_after_a_late_stamp_is_the_next_day_not_six_days_before(extraction_tools):
+    text = ("30 May, 2023 22:11\n\nShelling hit a shelter for displaced people in "
+            "Kupiansk on Wednesday, killing a guard, the governor said.")
+    (mention,) = extract(extraction_tools, text, date(2023, 5, 30))  # a Tuesday
+    when, words, _ = mention.event_date()
+    assert when is not None and (when.iso(), words) == ("2023-05-31", "Wednesday")
+    (trace,) = [c for c in mention.claims if c.kind == "not_taken"
+                and c.rule == "stamp_days/weekday-after-a-late-stamp"]
+    assert trace.value.iso == "2023-05-24"  # the day first read, kept
+
+
+def test_a_weekday_in_a_report_stamped_in_the_morning_counts_back(extraction_tools):
+    text = ("30 May, 2023 08:05\n\nShelling hit a shelter for displaced people in "
+            "Kupiansk on Wednesday, killing a guard, the governor said.")
+    (mention,) = extract(extraction_tools, text, date(2023, 5, 30))
+    when, _, _ = mention.event_date()
+    assert when is not None and when.iso() == "2023-05-24"

@@ -72,6 +72,7 @@ from casebuilder.extraction.value_roles import (
     LIST_TABLE,
     LOOK_BACK_TABLE,
     NAME_TABLE,
+    STAMP_TABLE,
     TOTAL_TABLE,
     DateContext,
     FiguresContext,
@@ -79,6 +80,7 @@ from casebuilder.extraction.value_roles import (
     LookBackContext,
     NameContext,
     NamedAttack,
+    StampContext,
     TargetContext,
     load_value_tables,
 )
@@ -93,6 +95,7 @@ from casebuilder.model.claim_values import (
     NotTakenValue,
     PlaceValue,
 )
+from casebuilder.model.partial_date import PartialDate
 
 __all__ = ["Claim", "IncidentMention", "MentionExtractor", "Provenance", "SourceText"]
 
@@ -471,6 +474,7 @@ class MentionExtractor:
         trace: list[DateTrace] = []
         for found in self.dates.find(sentence.text, reading.counted_from,
                                      base=sentence.start, trace=trace, times=times):
+            self._read_stamp(found, reading)
             segment = reading.segment_at(found.start, found.end)
             if segment is not None and segment.kind == "dateline":
                 # "LVIV, June 3 (Reuters) -": the day the report was filed
@@ -492,12 +496,43 @@ class MentionExtractor:
                                                           taken_as="report")))
                 found = replace(found, role="report")
             if found.role == "event":
+                found = self._after_the_stamp(sentence, found, reading, not_taken)
                 found = self._look_back(sentence, found, reading, not_taken)
             dates.append(self._as_said(found, reading))
         not_taken += [NotTaken.by(DATE_ROLE_TABLE, t.decision.rule, t.start, t.end,
                                   NotTakenDate(words=t.expression, taken_as=PASSING))
                       for t in trace if t.decision.outcome == PASSING]
         return dates
+
+    def _read_stamp(self, found: DateMention, reading: DocumentReading) -> None:
+        """The first dateline with a time near the top of the page ("30 May, 2023 22:11")
+        is the report's stamp, which the weekdays read after it are checked against."""
+        if reading.stamp is not None or found.time is None or found.start > DATELINE_REACH \
+                or found.role != "report" or found.value.precision != "day" or \
+                found.role_rule not in self.lexicon.words("dateline_rules"):
+            return
+        reading.stamp = ReportTime(found.value.start, found.time, found.zone, found.start,
+                                   found.end, found.expression)
+
+    @staticmethod
+    def _after_the_stamp(sentence: Sentence, found: DateMention, reading: DocumentReading,
+                         not_taken: list[NotTaken]) -> DateMention:
+        """"On Wednesday" in a report stamped late on a Tuesday: the day after the stamp,
+        where the day has begun, not six days before it (stamp_days.toml); the day first read
+        is kept as a negative trace."""
+        stamp = reading.stamp
+        context = StampContext(sentence, found, stamp.day if stamp else None,
+                               stamp.time if stamp else None)
+        decision = reading.decide(STAMP_TABLE, context, found.start, found.end)
+        after = context.next_day
+        if decision.outcome != "next_day" or after is None:
+            return found
+        not_taken.append(NotTaken.by(STAMP_TABLE, decision.rule, found.start, found.end,
+                                     NotTakenDate(words=found.expression,
+                                                  iso=found.value.iso(),
+                                                  taken_as="next_day")))
+        return replace(found, value=PartialDate.day(after),
+                       rule=f"{found.rule}-after-the-stamp")
 
     @staticmethod
     def _look_back(sentence: Sentence, found: DateMention, reading: DocumentReading,

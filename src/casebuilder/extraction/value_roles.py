@@ -1,6 +1,6 @@
 """What a sentence's dates, figures, place names and targets are, decided by rule tables.
 
-Before a sentence's values go to any mention, seven small decisions may set one aside or give
+Before a sentence's values go to any mention, eight small decisions may set one aside or give
 it another role, each an ordered rule table in vocab/rules/ whose rules are named, with
 examples and counterexamples:
 
@@ -11,6 +11,8 @@ examples and counterexamples:
   it (a look-back report's "overnight" counted from its publication, say);
 - ``look_back_days.toml``: a relative day ("overnight") told just after a sentence that named
   an earlier attack's own day counts from that attack, not from the report's publication;
+- ``stamp_days.toml``: a weekday counts back from the report's day, or, in a report stamped
+  late in the evening, is the day after the stamp (the day has begun where the war is);
 - ``running_totals.toml``: the figures are one attack's toll, or a running or joint total
   ("Since 1 March, shelling has killed 40");
 - ``place_names.toml``: a name the gazetteer found is a place, or part of a weapon's name
@@ -25,6 +27,7 @@ tables are read by :mod:`casebuilder.extraction.mentions`.
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -46,6 +49,8 @@ ATTACK_DAY_TABLE = "attack_days"
 ATTACK_DAY_OUTCOMES = ("as_found", "attack_day")
 LOOK_BACK_TABLE = "look_back_days"
 LOOK_BACK_OUTCOMES = ("as_found", "named_attack")
+STAMP_TABLE = "stamp_days"
+STAMP_OUTCOMES = ("as_found", "next_day")
 TOTAL_TABLE = "running_totals"
 TOTAL_OUTCOMES = ("as_found", "running_total")
 NAME_TABLE = "place_names"
@@ -138,6 +143,49 @@ LOOK_BACK_PREDICATES: dict[str, Predicate[LookBackContext]] = {p.name: p for p i
     Predicate("agrees_with_named_attack", "the date overlaps the day of the attack named",
               "bool", _flag(lambda c: c.named is not None and c.named.day.overlaps(
                   c.date.value))),
+)}
+
+
+# -- weekdays: from the report's day, or the day after a late stamp ---------------------------
+
+@dataclass(slots=True)
+class StampContext:
+    """An event date, and the time the report is stamped with (its dateline's, "30 May 2023
+    22:11"), when one was read before it."""
+
+    sentence: Sentence
+    date: DateMention
+    stamp_day: datetime.date | None
+    stamp_time: str | None  # "HH:MM", as written
+
+    @property
+    def next_day(self) -> datetime.date | None:
+        """The day after the stamp's, when the date as read is that weekday counted back
+        from the stamp (six days before it): "on Wednesday" in a report stamped late on a
+        Tuesday."""
+        day, value = self.stamp_day, self.date.value
+        if day is None or value.precision != "day":
+            return None
+        after = day + datetime.timedelta(days=1)
+        return after if (day - value.start).days == 6 else None
+
+
+def _stamped_at_or_after(c: StampContext, hour: int) -> bool:
+    return c.stamp_time is not None and int(c.stamp_time[:2]) >= hour
+
+
+STAMP_PREDICATES: dict[str, Predicate[StampContext]] = {p.name: p for p in (
+    Predicate("rule", "the resolver's rule for the date is one of (extraction/dates.py: "
+              "weekday, weekday-part, ...)", "words", lambda c, words: c.date.rule in words),
+    Predicate("role", "the role the date was found with is one of", "words",
+              lambda c, words: c.date.role in words),
+    Predicate("first_word", "the first word of the date's words, lower-cased, is one of",
+              "words", lambda c, words: c.date.expression.split()[0].lower() in words),
+    Predicate("weekday_of_the_day_after_the_stamp", "the date is a weekday read as six days "
+              "before the report's stamp: the weekday of the day after the stamp", "bool",
+              _flag(lambda c: c.next_day is not None)),
+    Predicate("stamped_at_or_after", "the report's stamp gives a time of day at or after this "
+              "hour (as written)", "int", _stamped_at_or_after),
 )}
 
 
@@ -279,6 +327,7 @@ def load_value_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
         (DATE_TABLE, DATE_PREDICATES, DATE_OUTCOMES),
         (ATTACK_DAY_TABLE, DATE_PREDICATES, ATTACK_DAY_OUTCOMES),
         (LOOK_BACK_TABLE, LOOK_BACK_PREDICATES, LOOK_BACK_OUTCOMES),
+        (STAMP_TABLE, STAMP_PREDICATES, STAMP_OUTCOMES),
         (TOTAL_TABLE, TOTAL_PREDICATES, TOTAL_OUTCOMES),
         (NAME_TABLE, NAME_PREDICATES, NAME_OUTCOMES),
         (LIST_TABLE, LIST_PREDICATES, LIST_OUTCOMES),
