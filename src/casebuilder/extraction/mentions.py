@@ -37,7 +37,13 @@ from casebuilder.extraction.claims import (
     SourceText,
 )
 from casebuilder.extraction.date_roles import PASSING
-from casebuilder.extraction.dates import DateMention, DateResolver, DateTrace, TimeOfDay
+from casebuilder.extraction.dates import (
+    DateMention,
+    DateResolver,
+    DateTrace,
+    TimeOfDay,
+    find_relative_events,
+)
 from casebuilder.extraction.facts import NotTaken, SentenceFacts, is_situation
 from casebuilder.extraction.figures import (
     CasualtyFigure,
@@ -68,12 +74,14 @@ from casebuilder.extraction.text import SECTION_CHARS, Sentence, TextAnalyser, T
 from casebuilder.extraction.value_roles import (
     ATTACK_DAY_TABLE,
     CARE_TABLE,
+    COUNT_BACK_TABLE,
     DATE_TABLE,
     LIST_TABLE,
     LOOK_BACK_TABLE,
     NAME_TABLE,
     STAMP_TABLE,
     TOTAL_TABLE,
+    CountBackContext,
     DateContext,
     FiguresContext,
     ListContext,
@@ -428,6 +436,7 @@ class MentionExtractor:
         matches = self.harm.find(tokens)
         categories = self.harm.categories_of(tokens, weapons, targets, figures, reading,
                                              matches, not_taken)
+        dates += self._counted_back(sentence, dates, categories, weapons, reading)
         roles = self._place_roles(sentence, tokens, places, weapons, attribution, people,
                                   reading, not_taken)
         if self._round_up(RoundUpContext(sentence, roles, figures, targets), reading,
@@ -533,6 +542,54 @@ class MentionExtractor:
                                                   taken_as="next_day")))
         return replace(found, value=PartialDate.day(after),
                        rule=f"{found.rule}-after-the-stamp")
+
+    def _counted_back(self, sentence: Sentence, dates: list[DateMention],
+                      categories: dict[str, list[PhraseMatch[str]]],
+                      weapons: list[PhraseMatch[str]], reading: DocumentReading
+                      ) -> list[DateMention]:
+        """"Four days after the missile strike, rescuers are still searching": the days a
+        report counts from an attack it names date that attack, counted back from the day the
+        sentence tells of (a day it gives, else the report's), as the attack's own day
+        (counted_back_days.toml)."""
+        found: list[DateMention] = []
+        base = sentence.start
+        stops = self.lexicon.words("clause_stops")
+        named = self.lexicon.pattern("attack_after_a_marker")
+        attacks = self.lexicon.words("categories_of_another_attack")
+        for marker in find_relative_events(sentence.text, self.lexicon, base=base):
+            stop = next((t.start for t in sentence.tokens
+                         if t.start >= marker.end and t.lower in stops), sentence.end)
+            after = sentence.text[marker.end - base:]
+
+            def inside(start: int, m: tuple[int, int] = (marker.start, stop)) -> bool:
+                return m[0] <= start < m[1]
+            own = [d for d in dates if d.value.precision == "day" and not inside(d.start)]
+            besides = any(not inside(w.start) for w in weapons) or any(
+                not inside(m.start) and not self.harm.weak_phrase(category, m.phrase)
+                for category, matches in categories.items() if category in attacks
+                for m in matches)
+            context = CountBackContext(sentence, marker, after, bool(named.match(after)),
+                                       any(inside(d.start) for d in dates), bool(own),
+                                       besides)
+            decision = reading.decide(COUNT_BACK_TABLE, context, marker.start, stop)
+            counted_from = reading.counted_from
+            if decision.outcome != "counted_back":
+                continue
+            if own:
+                day = own[0].value
+            elif counted_from is not None:
+                day = PartialDate.day(counted_from)
+            else:
+                continue
+            value = day.shifted(-marker.days_offset)
+            found.append(DateMention(marker.start, stop, sentence.text[marker.start - base:
+                                                                       stop - base].rstrip(),
+                                     value, "event", "counted-back",
+                                     attack_day_rule=f"{COUNT_BACK_TABLE}/{decision.rule}"))
+            if counted_from is not None and value.precision == "day" and \
+                    value.end < counted_from:
+                reading.named_attack = NamedAttack(value, sentence.paragraph, sentence.index)
+        return found
 
     @staticmethod
     def _look_back(sentence: Sentence, found: DateMention, reading: DocumentReading,

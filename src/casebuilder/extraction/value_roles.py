@@ -1,6 +1,6 @@
 """What a sentence's dates, figures, place names and targets are, decided by rule tables.
 
-Before a sentence's values go to any mention, eight small decisions may set one aside or give
+Before a sentence's values go to any mention, nine small decisions may set one aside or give
 it another role, each an ordered rule table in vocab/rules/ whose rules are named, with
 examples and counterexamples:
 
@@ -13,6 +13,8 @@ examples and counterexamples:
   an earlier attack's own day counts from that attack, not from the report's publication;
 - ``stamp_days.toml``: a weekday counts back from the report's day, or, in a report stamped
   late in the evening, is the day after the stamp (the day has begun where the war is);
+- ``counted_back_days.toml``: days counted from an attack the report names ("four days
+  after the strike") date that attack, counted back from the day the sentence tells of;
 - ``running_totals.toml``: the figures are one attack's toll, or a running or joint total
   ("Since 1 March, shelling has killed 40");
 - ``place_names.toml``: a name the gazetteer found is a place, or part of a weapon's name
@@ -33,7 +35,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from casebuilder.extraction.dates import DateMention
+from casebuilder.extraction.dates import DateMention, RelativeEventMention
 from casebuilder.extraction.facts import clause_before
 from casebuilder.extraction.phrases import PhraseMatch
 from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
@@ -51,6 +53,8 @@ LOOK_BACK_TABLE = "look_back_days"
 LOOK_BACK_OUTCOMES = ("as_found", "named_attack")
 STAMP_TABLE = "stamp_days"
 STAMP_OUTCOMES = ("as_found", "next_day")
+COUNT_BACK_TABLE = "counted_back_days"
+COUNT_BACK_OUTCOMES = ("as_found", "counted_back")
 TOTAL_TABLE = "running_totals"
 TOTAL_OUTCOMES = ("as_found", "running_total")
 NAME_TABLE = "place_names"
@@ -186,6 +190,40 @@ STAMP_PREDICATES: dict[str, Predicate[StampContext]] = {p.name: p for p in (
               _flag(lambda c: c.next_day is not None)),
     Predicate("stamped_at_or_after", "the report's stamp gives a time of day at or after this "
               "hour (as written)", "int", _stamped_at_or_after),
+)}
+
+
+# -- days counted from an attack the report names ---------------------------------------------
+
+@dataclass(slots=True)
+class CountBackContext:
+    """A relative marker ("four days after") and what its clause (up to the next comma,
+    semicolon, colon or dash) and its sentence tell."""
+
+    sentence: Sentence
+    marker: RelativeEventMention
+    after: str  # the sentence right after the marker
+    attack_named: bool  # an attack noun follows the marker (@attack_after_a_marker)
+    attack_dated: bool  # a date of the sentence lies in the marker's clause
+    dated: bool  # the sentence gives a day-precise date outside the marker's clause
+    harm_besides: bool  # a weapon or a strong harm word outside the marker's clause
+
+
+COUNT_BACK_PREDICATES: dict[str, Predicate[CountBackContext]] = {p.name: p for p in (
+    Predicate("direction", "the marker counts 'after' or 'before' the event it names",
+              "words", lambda c, words: c.marker.direction in words),
+    Predicate("attack_named", "an attack noun follows the marker ('four days after the missile "
+              "strike', @attack_after_a_marker)", "bool", _flag(lambda c: c.attack_named)),
+    Predicate("attack_dated", "a date of the sentence stands in the marker's clause, after the "
+              "marker ('a week after the attack on May 26')", "bool",
+              _flag(lambda c: c.attack_dated)),
+    Predicate("dated", "the sentence gives a day-precise date of its own, outside the marker's "
+              "clause", "bool", _flag(lambda c: c.dated)),
+    Predicate("harm_besides", "a weapon, or a harm word of @categories_of_another_attack that "
+              "is not one of its category's weak words, stands outside the marker's clause: "
+              "the sentence tells another attack", "bool", _flag(lambda c: c.harm_besides)),
+    Predicate("sentence_matches", "the sentence matches the pattern", "pattern",
+              _sentence_matches),
 )}
 
 
@@ -328,6 +366,7 @@ def load_value_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
         (ATTACK_DAY_TABLE, DATE_PREDICATES, ATTACK_DAY_OUTCOMES),
         (LOOK_BACK_TABLE, LOOK_BACK_PREDICATES, LOOK_BACK_OUTCOMES),
         (STAMP_TABLE, STAMP_PREDICATES, STAMP_OUTCOMES),
+        (COUNT_BACK_TABLE, COUNT_BACK_PREDICATES, COUNT_BACK_OUTCOMES),
         (TOTAL_TABLE, TOTAL_PREDICATES, TOTAL_OUTCOMES),
         (NAME_TABLE, NAME_PREDICATES, NAME_OUTCOMES),
         (LIST_TABLE, LIST_PREDICATES, LIST_OUTCOMES),

@@ -1,9 +1,11 @@
-"""A tally of a besieged town's dead in a report that tells no attack (issue 10, kinds 7 and
-8): "300 civilians have been killed and 700 wounded", with no place, day or attack of its
-own, is the continuing situation of the place the report is about, dated from the war's start
-to the report. It makes no one-day incident, and it merges into the siege incident of that
-place, giving it the latest toll; every report's figure is kept. The texts are written for
-these tests."""
+"""Follow-up reports, round 2 (issue 10, kinds 2, 7, 8). A tally of a besieged town's dead in
+a report that tells no attack ("300 civilians have been killed and 700 wounded", with no
+place, day or attack of its own) is the continuing situation of the place the report is
+about, dated from the war's start to the report: it makes no one-day incident, and it merges
+into the siege incident of that place, giving it the latest toll; every report's figure is
+kept. A weekday in a report stamped late in the evening may name the next day. Days counted
+from an attack the report names ("four days after the strike") date that attack. The texts
+are written for these tests."""
 
 from __future__ import annotations
 
@@ -104,3 +106,31 @@ def test_a_weekday_in_a_report_stamped_in_the_morning_counts_back(extraction_too
     (mention,) = extract(extraction_tools, text, date(2023, 5, 30))
     when, _, _ = mention.event_date()
     assert when is not None and when.iso() == "2023-05-24"
+
+
+# -- days counted from the attack a report names (issue 10, kind 2) ---------------------------
+
+def test_days_counted_from_the_attack_date_it_by_counting_back(extraction_tools):
+    text = ("Four days after the missile strike on the covered market in Kherson, the death "
+            "toll has risen to six, the regional governor said.")
+    (mention,) = extract(extraction_tools, text, date(2024, 6, 3))
+    when, words, rule = mention.event_date()
+    assert when is not None and when.iso() == "2024-05-30", words
+    assert rule == "counted-back"
+    assert 6 in [c.value.low for c in mention.claims if c.kind == "killed"]
+
+
+def test_days_counted_from_a_day_the_sentence_gives(extraction_tools):
+    text = ("On Sunday, a week after the missile strike on the covered market in Kherson, "
+            "rescuers found two more bodies under the ruins.")
+    (mention,) = extract(extraction_tools, text, date(2024, 6, 3))  # a Monday
+    when, _, _ = mention.event_date()
+    assert when is not None and when.iso() == "2024-05-26"  # Sunday 2 June less a week
+
+
+def test_an_attack_told_a_week_after_another_keeps_its_own_day(extraction_tools):
+    text = ("A drone hit a bakery in Kherson on Sunday, killing two people, a week after the "
+            "missile strike on the covered market.")
+    (mention,) = extract(extraction_tools, text, date(2024, 6, 3))
+    when, _, _ = mention.event_date()
+    assert when is not None and when.iso() == "2024-06-02"
