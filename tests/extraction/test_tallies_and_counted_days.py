@@ -134,3 +134,15 @@ def test_an_attack_told_a_week_after_another_keeps_its_own_day(extraction_tools)
     (mention,) = extract(extraction_tools, text, date(2024, 6, 3))
     when, _, _ = mention.event_date()
     assert when is not None and when.iso() == "2024-06-02"
+
+
+def test_a_stamp_with_the_half_of_the_day_or_a_zone_is_the_reports_time(extraction_tools):
+    body = ("\n\nShelling hit a shelter for displaced people in Kupiansk on Wednesday, killing "
+            "a guard, the governor said.")
+    for stamp in ("May 30, 2023 10:11 PM", "Updated May 30, 2023 at 10:11 p.m. EDT"):
+        reading = extraction_tools.extractor.read(
+            SourceText(1, stamp + body, "", "Desk", date(2023, 5, 30)))
+        assert reading.report_time is not None and reading.report_time.time == "22:11", stamp
+        (mention,) = reading.mentions
+        when, _, _ = mention.event_date()
+        assert when is not None and when.iso() == "2023-05-31", stamp
