@@ -21,7 +21,7 @@ VOCABULARY = load_vocabulary()
 TABLES = load_tables(VOCABULARY)
 #: The tables this file checks (place_roles has tests/extraction/test_rule_tables.py).
 CHECKED = ("category_filters", "sentence_categories", "count_dates", "attack_days",
-           "look_back_days",
+           "look_back_days", "stamp_days", "counted_back_days",
            "running_totals",
            "place_names", "place_lists", "care_places", "mention_values", "places_of_speakers",
            "sentence_mentions",
@@ -136,7 +136,8 @@ def word_lists(path: Path) -> list[str]:
 def test_mention_modules_keep_their_words_in_the_lexicon():
     allowed = {"ROLES", "OUTCOMES", "DESTINATIONS_OUTCOMES", "JOINING_OUTCOMES", "DATE_OUTCOMES",
                "TOTAL_OUTCOMES", "NAME_OUTCOMES", "LIST_OUTCOMES", "CARE_OUTCOMES",
-               "ATTACK_DAY_OUTCOMES", "LOOK_BACK_OUTCOMES",
+               "ATTACK_DAY_OUTCOMES", "LOOK_BACK_OUTCOMES", "STAMP_OUTCOMES",
+               "COUNT_BACK_OUTCOMES",
                "VALUE_OUTCOMES", "SPEAKING_OUTCOMES", "OCCUPATION_OUTCOMES", "SEGMENT_OUTCOMES",
                "ROUND_UP_OUTCOMES", "__all__"}
     found = []

@@ -155,6 +155,11 @@ MENTION_PREDICATES: dict[str, Predicate[MentionContext]] = {p.name: p for p in (
     Predicate("in_focus_paragraph_or_region", "it is in the focus's paragraph, or the focus "
               "has no known place, or every place it names lies in the focus's region",
               "bool", _in_focus_paragraph_or_region),
+    Predicate("eventful", "it tells harm in words of its own (not only a running tally)",
+              "bool", _flag(lambda c: c.fact.eventful)),
+    Predicate("attack_in_document", "some sentence of the document tells one attack (harm "
+              "that is not a continuing situation)", "bool",
+              _flag(lambda c: c.assembly.attack_told)),
 )}
 
 
@@ -287,6 +292,12 @@ class Assembly:
     regions_named: set[str] = field(default_factory=set)
     document_place: Placed | None = None
     single: bool = False
+    #: Some sentence of the document tells one attack (not a continuing situation).
+    attack_told: bool = False
+    #: The mentions made of a running tally alone, at the place the report is about (by
+    #: ``id``): kept with no category of their own, to lend their figures to the situation
+    #: at that place when merged (resolution/merge.py).
+    tallies: set[int] = field(default_factory=set)
 
     @property
     def lexicon(self) -> Lexicon:
@@ -300,7 +311,7 @@ class Assembly:
         self._prepare()
         for fact in self.facts:
             self._read(fact)
-        found = [m for m in self.mentions if m.categories]
+        found = [m for m in self.mentions if m.categories or id(m) in self.tallies]
         if any(not m.situation for m in found):
             found = [m for m in found if not self.thin_situation(m)]
         return found
@@ -322,6 +333,7 @@ class Assembly:
             # guess for a single incident (still subject to the single-incident test below)
             self.document_place = self._dateline_place()
         self.single = self._single_incident()
+        self.attack_told = any(x.eventful and not x.situation for x in facts)
 
     # -- one sentence ---------------------------------------------------------------------
     def _read(self, fact: SentenceFacts) -> None:
@@ -342,7 +354,10 @@ class Assembly:
         if places and self._only_who_speaks(fact, places):
             places = []
         self._date_the_anchor()
-        if fact.eventful or (situation_only and (places or self.focus is not None)):
+        if fact.eventful or (situation_only and (places or self.focus is not None
+                                                 or self.document_place is not None)):
+            # a running tally with no place and nothing in focus ("157 civilians have been
+            # killed") may still be the tally of the place the report is about
             self._report(fact, places, from_setting)
         elif self.focus is not None and self._joins_focus(fact, self.focus, places):
             self.writer.add_claims(self.focus, fact, self.reading)
@@ -392,6 +407,9 @@ class Assembly:
             situations = self.lexicon.words("situation_categories")
             told = replace(fact, categories={k: v for k, v in fact.categories.items()
                                              if k not in situations})
+        if decision.outcome == "document_place" and focus is None and not fact.eventful:
+            # a tally of the report's place, told before any harm: its situation so far
+            self.tallies.update(id(m) for m in targets)
         for mention in targets:
             if from_setting and self.setting is not None:
                 self.writer.add_setting_claims(mention, self.setting, self.reading.source)

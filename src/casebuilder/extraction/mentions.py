@@ -37,7 +37,13 @@ from casebuilder.extraction.claims import (
     SourceText,
 )
 from casebuilder.extraction.date_roles import PASSING
-from casebuilder.extraction.dates import DateMention, DateResolver, DateTrace, TimeOfDay
+from casebuilder.extraction.dates import (
+    DateMention,
+    DateResolver,
+    DateTrace,
+    TimeOfDay,
+    find_relative_events,
+)
 from casebuilder.extraction.facts import NotTaken, SentenceFacts, is_situation
 from casebuilder.extraction.figures import (
     CasualtyFigure,
@@ -69,17 +75,21 @@ from casebuilder.extraction.text import SECTION_CHARS, Sentence, TextAnalyser, T
 from casebuilder.extraction.value_roles import (
     ATTACK_DAY_TABLE,
     CARE_TABLE,
+    COUNT_BACK_TABLE,
     DATE_TABLE,
     LIST_TABLE,
     LOOK_BACK_TABLE,
     NAME_TABLE,
+    STAMP_TABLE,
     TOTAL_TABLE,
+    CountBackContext,
     DateContext,
     FiguresContext,
     ListContext,
     LookBackContext,
     NameContext,
     NamedAttack,
+    StampContext,
     TargetContext,
     load_value_tables,
 )
@@ -94,6 +104,7 @@ from casebuilder.model.claim_values import (
     NotTakenValue,
     PlaceValue,
 )
+from casebuilder.model.partial_date import PartialDate
 
 __all__ = ["Claim", "IncidentMention", "MentionExtractor", "Provenance", "SourceText"]
 
@@ -479,6 +490,7 @@ class MentionExtractor:
         matches = self.harm.find(tokens)
         categories = self.harm.categories_of(tokens, weapons, targets, figures, reading,
                                              matches, not_taken)
+        dates += self._counted_back(sentence, dates, categories, weapons, reading)
         roles = self._place_roles(sentence, tokens, places, weapons, attribution, people,
                                   reading, not_taken)
         if self._round_up(RoundUpContext(sentence, roles, figures, targets), reading,
@@ -525,6 +537,7 @@ class MentionExtractor:
         trace: list[DateTrace] = []
         for found in self.dates.find(sentence.text, reading.counted_from,
                                      base=sentence.start, trace=trace, times=times):
+            self._read_stamp(found, reading)
             segment = reading.segment_at(found.start, found.end)
             if segment is not None and segment.kind == "dateline":
                 # "LVIV, June 3 (Reuters) -": the day the report was filed
@@ -546,12 +559,91 @@ class MentionExtractor:
                                                           taken_as="report")))
                 found = replace(found, role="report")
             if found.role == "event":
+                found = self._after_the_stamp(sentence, found, reading, not_taken)
                 found = self._look_back(sentence, found, reading, not_taken)
             dates.append(self._as_said(found, reading))
         not_taken += [NotTaken.by(DATE_ROLE_TABLE, t.decision.rule, t.start, t.end,
                                   NotTakenDate(words=t.expression, taken_as=PASSING))
                       for t in trace if t.decision.outcome == PASSING]
         return dates
+
+    def _read_stamp(self, found: DateMention, reading: DocumentReading) -> None:
+        """The first dateline with a time near the top of the page ("30 May, 2023 22:11")
+        is the report's stamp, which the weekdays read after it are checked against."""
+        if reading.stamp is not None or found.time is None or found.start > DATELINE_REACH \
+                or found.role != "report" or found.value.precision != "day" or \
+                found.role_rule not in self.lexicon.words("dateline_rules"):
+            return
+        reading.stamp = ReportTime(found.value.start, found.time, found.zone, found.start,
+                                   found.end, found.expression)
+
+    @staticmethod
+    def _after_the_stamp(sentence: Sentence, found: DateMention, reading: DocumentReading,
+                         not_taken: list[NotTaken]) -> DateMention:
+        """"On Wednesday" in a report stamped late on a Tuesday: the day after the stamp,
+        where the day has begun, not six days before it (stamp_days.toml); the day first read
+        is kept as a negative trace."""
+        stamp = reading.stamp
+        context = StampContext(sentence, found, stamp.day if stamp else None,
+                               stamp.time if stamp else None)
+        decision = reading.decide(STAMP_TABLE, context, found.start, found.end)
+        after = context.next_day
+        if decision.outcome != "next_day" or after is None:
+            return found
+        not_taken.append(NotTaken.by(STAMP_TABLE, decision.rule, found.start, found.end,
+                                     NotTakenDate(words=found.expression,
+                                                  iso=found.value.iso(),
+                                                  taken_as="next_day")))
+        return replace(found, value=PartialDate.day(after),
+                       rule=f"{found.rule}-after-the-stamp")
+
+    def _counted_back(self, sentence: Sentence, dates: list[DateMention],
+                      categories: dict[str, list[PhraseMatch[str]]],
+                      weapons: list[PhraseMatch[str]], reading: DocumentReading
+                      ) -> list[DateMention]:
+        """"Four days after the missile strike, rescuers are still searching": the days a
+        report counts from an attack it names date that attack, counted back from the day the
+        sentence tells of (a day it gives, else the report's), as the attack's own day
+        (counted_back_days.toml)."""
+        found: list[DateMention] = []
+        base = sentence.start
+        stops = self.lexicon.words("clause_stops")
+        named = self.lexicon.pattern("attack_after_a_marker")
+        attacks = self.lexicon.words("categories_of_another_attack")
+        for marker in find_relative_events(sentence.text, self.lexicon, base=base):
+            stop = next((t.start for t in sentence.tokens
+                         if t.start >= marker.end and t.lower in stops), sentence.end)
+            after = sentence.text[marker.end - base:]
+
+            def inside(start: int, m: tuple[int, int] = (marker.start, stop)) -> bool:
+                return m[0] <= start < m[1]
+            own = [d for d in dates if d.value.precision == "day" and not inside(d.start)]
+            besides = any(not inside(w.start) for w in weapons) or any(
+                not inside(m.start) and not self.harm.weak_phrase(category, m.phrase)
+                for category, matches in categories.items() if category in attacks
+                for m in matches)
+            context = CountBackContext(sentence, marker, after, bool(named.match(after)),
+                                       any(inside(d.start) for d in dates), bool(own),
+                                       besides)
+            decision = reading.decide(COUNT_BACK_TABLE, context, marker.start, stop)
+            counted_from = reading.counted_from
+            if decision.outcome != "counted_back":
+                continue
+            if own:
+                day = own[0].value
+            elif counted_from is not None:
+                day = PartialDate.day(counted_from)
+            else:
+                continue
+            value = day.shifted(-marker.days_offset)
+            found.append(DateMention(marker.start, stop, sentence.text[marker.start - base:
+                                                                       stop - base].rstrip(),
+                                     value, "event", "counted-back",
+                                     attack_day_rule=f"{COUNT_BACK_TABLE}/{decision.rule}"))
+            if counted_from is not None and value.precision == "day" and \
+                    value.end < counted_from:
+                reading.named_attack = NamedAttack(value, sentence.paragraph, sentence.index)
+        return found
 
     @staticmethod
     def _look_back(sentence: Sentence, found: DateMention, reading: DocumentReading,

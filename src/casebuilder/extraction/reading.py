@@ -92,6 +92,9 @@ class DocumentReading:
         return self.report_day or self.source.published
     #: Some sentence read so far (not page furniture) told harm.
     harm_told: bool = False
+    #: The first dateline with a time of day read so far ("30 May, 2023 22:11" near the top
+    #: of the page): what a weekday read after it is checked against (stamp_days.toml).
+    stamp: ReportTime | None = None
     #: The latest attack's own day a sentence named ("the April 24 attack") that lies before
     #: the day relative dates count from: "overnight" just after it is that attack's night.
     named_attack: NamedAttack | None = None

@@ -1,6 +1,6 @@
 """What a sentence's dates, figures, place names and targets are, decided by rule tables.
 
-Before a sentence's values go to any mention, seven small decisions may set one aside or give
+Before a sentence's values go to any mention, nine small decisions may set one aside or give
 it another role, each an ordered rule table in vocab/rules/ whose rules are named, with
 examples and counterexamples:
 
@@ -11,6 +11,10 @@ examples and counterexamples:
   it (a look-back report's "overnight" counted from its publication, say);
 - ``look_back_days.toml``: a relative day ("overnight") told just after a sentence that named
   an earlier attack's own day counts from that attack, not from the report's publication;
+- ``stamp_days.toml``: a weekday counts back from the report's day, or, in a report stamped
+  late in the evening, is the day after the stamp (the day has begun where the war is);
+- ``counted_back_days.toml``: days counted from an attack the report names ("four days
+  after the strike") date that attack, counted back from the day the sentence tells of;
 - ``running_totals.toml``: the figures are one attack's toll, or a running or joint total
   ("Since 1 March, shelling has killed 40");
 - ``place_names.toml``: a name the gazetteer found is a place, or part of a weapon's name
@@ -25,12 +29,13 @@ tables are read by :mod:`casebuilder.extraction.mentions`.
 
 from __future__ import annotations
 
+import datetime
 import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from casebuilder.extraction.dates import DateMention
+from casebuilder.extraction.dates import DateMention, RelativeEventMention
 from casebuilder.extraction.facts import clause_before
 from casebuilder.extraction.phrases import PhraseMatch
 from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
@@ -46,6 +51,10 @@ ATTACK_DAY_TABLE = "attack_days"
 ATTACK_DAY_OUTCOMES = ("as_found", "attack_day")
 LOOK_BACK_TABLE = "look_back_days"
 LOOK_BACK_OUTCOMES = ("as_found", "named_attack")
+STAMP_TABLE = "stamp_days"
+STAMP_OUTCOMES = ("as_found", "next_day")
+COUNT_BACK_TABLE = "counted_back_days"
+COUNT_BACK_OUTCOMES = ("as_found", "counted_back")
 TOTAL_TABLE = "running_totals"
 TOTAL_OUTCOMES = ("as_found", "running_total")
 NAME_TABLE = "place_names"
@@ -138,6 +147,83 @@ LOOK_BACK_PREDICATES: dict[str, Predicate[LookBackContext]] = {p.name: p for p i
     Predicate("agrees_with_named_attack", "the date overlaps the day of the attack named",
               "bool", _flag(lambda c: c.named is not None and c.named.day.overlaps(
                   c.date.value))),
+)}
+
+
+# -- weekdays: from the report's day, or the day after a late stamp ---------------------------
+
+@dataclass(slots=True)
+class StampContext:
+    """An event date, and the time the report is stamped with (its dateline's, "30 May 2023
+    22:11"), when one was read before it."""
+
+    sentence: Sentence
+    date: DateMention
+    stamp_day: datetime.date | None
+    stamp_time: str | None  # "HH:MM", as written
+
+    @property
+    def next_day(self) -> datetime.date | None:
+        """The day after the stamp's, when the date as read is that weekday counted back
+        from the stamp (six days before it): "on Wednesday" in a report stamped late on a
+        Tuesday."""
+        day, value = self.stamp_day, self.date.value
+        if day is None or value.precision != "day":
+            return None
+        after = day + datetime.timedelta(days=1)
+        return after if (day - value.start).days == 6 else None
+
+
+def _stamped_at_or_after(c: StampContext, hour: int) -> bool:
+    return c.stamp_time is not None and int(c.stamp_time[:2]) >= hour
+
+
+STAMP_PREDICATES: dict[str, Predicate[StampContext]] = {p.name: p for p in (
+    Predicate("rule", "the resolver's rule for the date is one of (extraction/dates.py: "
+              "weekday, weekday-part, ...)", "words", lambda c, words: c.date.rule in words),
+    Predicate("role", "the role the date was found with is one of", "words",
+              lambda c, words: c.date.role in words),
+    Predicate("first_word", "the first word of the date's words, lower-cased, is one of",
+              "words", lambda c, words: c.date.expression.split()[0].lower() in words),
+    Predicate("weekday_of_the_day_after_the_stamp", "the date is a weekday read as six days "
+              "before the report's stamp: the weekday of the day after the stamp", "bool",
+              _flag(lambda c: c.next_day is not None)),
+    Predicate("stamped_at_or_after", "the report's stamp gives a time of day at or after this "
+              "hour (as written)", "int", _stamped_at_or_after),
+)}
+
+
+# -- days counted from an attack the report names ---------------------------------------------
+
+@dataclass(slots=True)
+class CountBackContext:
+    """A relative marker ("four days after") and what its clause (up to the next comma,
+    semicolon, colon or dash) and its sentence tell."""
+
+    sentence: Sentence
+    marker: RelativeEventMention
+    after: str  # the sentence right after the marker
+    attack_named: bool  # an attack noun follows the marker (@attack_after_a_marker)
+    attack_dated: bool  # a date of the sentence lies in the marker's clause
+    dated: bool  # the sentence gives a day-precise date outside the marker's clause
+    harm_besides: bool  # a weapon or a strong harm word outside the marker's clause
+
+
+COUNT_BACK_PREDICATES: dict[str, Predicate[CountBackContext]] = {p.name: p for p in (
+    Predicate("direction", "the marker counts 'after' or 'before' the event it names",
+              "words", lambda c, words: c.marker.direction in words),
+    Predicate("attack_named", "an attack noun follows the marker ('four days after the missile "
+              "strike', @attack_after_a_marker)", "bool", _flag(lambda c: c.attack_named)),
+    Predicate("attack_dated", "a date of the sentence stands in the marker's clause, after the "
+              "marker ('a week after the attack on May 26')", "bool",
+              _flag(lambda c: c.attack_dated)),
+    Predicate("dated", "the sentence gives a day-precise date of its own, outside the marker's "
+              "clause", "bool", _flag(lambda c: c.dated)),
+    Predicate("harm_besides", "a weapon, or a harm word of @categories_of_another_attack that "
+              "is not one of its category's weak words, stands outside the marker's clause: "
+              "the sentence tells another attack", "bool", _flag(lambda c: c.harm_besides)),
+    Predicate("sentence_matches", "the sentence matches the pattern", "pattern",
+              _sentence_matches),
 )}
 
 
@@ -279,6 +365,8 @@ def load_value_tables(vocabulary: Vocabulary) -> dict[str, RuleTable[Any]]:
         (DATE_TABLE, DATE_PREDICATES, DATE_OUTCOMES),
         (ATTACK_DAY_TABLE, DATE_PREDICATES, ATTACK_DAY_OUTCOMES),
         (LOOK_BACK_TABLE, LOOK_BACK_PREDICATES, LOOK_BACK_OUTCOMES),
+        (STAMP_TABLE, STAMP_PREDICATES, STAMP_OUTCOMES),
+        (COUNT_BACK_TABLE, COUNT_BACK_PREDICATES, COUNT_BACK_OUTCOMES),
         (TOTAL_TABLE, TOTAL_PREDICATES, TOTAL_OUTCOMES),
         (NAME_TABLE, NAME_PREDICATES, NAME_OUTCOMES),
         (LIST_TABLE, LIST_PREDICATES, LIST_OUTCOMES),

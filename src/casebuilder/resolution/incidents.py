@@ -72,6 +72,7 @@ def _placed(m: MentionRecord, place: dict[str, Any]) -> MergeCandidate:
         order=_report_key(m.document.published_raw, m.document.published),
         label_place=str(place.get("name") or m.place_name),
         occupation=any(v.period == "occupation" for _, v in claims_of(m.claims, DateValue)),
+        tally=m.situation and not m.categories,
     )
 
 

@@ -14,7 +14,10 @@ is compatible with, or starts a new one. Compatible means all of:
   most two days before the report; two undated mentions never join on place alone;
 * **what**: they share a category, or a specific target type ("bread queue"), or the same
   stated toll, or both are crimes dated by the occupation of their place (killings and
-  detention found after a retaking); and they do not name two different specific targets.
+  detention found after a retaking), or one is a continuing situation's tally with no
+  category of its own ("157 civilians have been killed", in a report that tells no attack)
+  and the other a continuing situation; and they do not name two different specific
+  targets.
 
 A mention placed only at region or country level ("shelling of the Kharkiv region") is placed
 after all finer ones, so the result never depends on when the finer reports arrived: it joins
@@ -75,6 +78,9 @@ class MergeCandidate:
     label_place: str = ""  # the place's name, for reasons
     #: Its crimes were dated by the occupation of its place (an ``occupation-period`` claim).
     occupation: bool = False
+    #: A continuing situation told only by a running tally, with no category of its own: it
+    #: lends its figures to the situation at its place and time.
+    tally: bool = False
 
     @property
     def reach_km(self) -> float:
@@ -194,6 +200,9 @@ def what_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
     if a.occupation and b.occupation:
         # killings, torture and detention found after one retaking are told of in many ways
         return True, "crimes of the same occupation"
+    if a.situation and b.situation and (a.tally or b.tally):
+        # "157 civilians have been killed" in a report that tells no harm of its own kind
+        return True, "a tally of the continuing situation at the place"
     if specific_a & specific_b:
         return True, f"same target ({', '.join(sorted(specific_a & specific_b))})"
     if a.tolls & b.tolls:
