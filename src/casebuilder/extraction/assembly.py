@@ -15,7 +15,6 @@ decides. This module builds what those tables' predicates look at (:class:`Menti
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 from typing import Any
 
@@ -24,7 +23,7 @@ from casebuilder.extraction.claims import IncidentMention
 from casebuilder.extraction.facts import NotTaken, SentenceFacts, finer, unique
 from casebuilder.extraction.mention_claims import ClaimWriter
 from casebuilder.extraction.reading import DocumentReading
-from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
+from casebuilder.extraction.rules import Predicate, RuleTable, flag, load_rule_table
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import Gazetteer, Place, distance_km
 from casebuilder.gazetteer.model import same_place
@@ -103,63 +102,60 @@ def _situation_known_at_focus(c: MentionContext, wanted: bool) -> bool:
     return known is wanted
 
 
-def _flag(read: Callable[[Any], bool]) -> Callable[[Any, Any], bool]:
-    return lambda c, wanted: bool(read(c)) is wanted
-
 
 MENTION_PREDICATES: dict[str, Predicate[MentionContext]] = {p.name: p for p in (
     Predicate("no_places", "the sentence names no place of harm (nor does the sentence that "
-              "set the scene)", "bool", _flag(lambda c: not c.places)),
+              "set the scene)", "bool", flag(lambda c: not c.places)),
     Predicate("besieged_city", "it speaks of 'the besieged city' and a siege of the document "
               "is at a place", "bool",
-              _flag(lambda c: c.assembly.besieged_city(c.fact) is not None)),
-    Predicate("focus", "a mention is in focus", "bool", _flag(lambda c: c.focus is not None)),
+              flag(lambda c: c.assembly.besieged_city(c.fact) is not None)),
+    Predicate("focus", "a mention is in focus", "bool", flag(lambda c: c.focus is not None)),
     Predicate("focus_near", "the mention in focus was added to in this paragraph or in the "
               "sentence just before", "bool", _focus_near),
     Predicate("elsewhere", "the sentence names a place (even a region) that is not the "
               "focus's, or a village no gazetteer knows", "bool", _elsewhere),
     Predicate("focus_placed", "the mention in focus has a known place", "bool",
-              _flag(lambda c: c.focus is not None and c.focus.place is not None)),
+              flag(lambda c: c.focus is not None and c.focus.place is not None)),
     Predicate("kind_differs", "one of the sentence and the mention in focus tells a "
               "continuing situation, the other one attack", "bool", _kind_differs),
     Predicate("situation", "the sentence tells a continuing situation", "bool",
-              _flag(lambda c: c.fact.situation)),
+              flag(lambda c: c.fact.situation)),
     Predicate("situation_known_at_focus", "the document already has a situation at the "
               "focus's place", "bool", _situation_known_at_focus),
     Predicate("situation_evidence", "the sentence gives a running total or a span of days",
-              "bool", _flag(lambda c: f.situation_evidence(c.fact))),
+              "bool", flag(lambda c: f.situation_evidence(c.fact))),
     Predicate("document_place", "the report is about one place (its dateline, headline or "
               "first sentences)", "bool",
-              _flag(lambda c: c.assembly.document_place is not None)),
+              flag(lambda c: c.assembly.document_place is not None)),
     Predicate("nationwide", "it summarises many attacks ('across the country', "
-              "@nationwide)", "bool", _flag(lambda c: f.nationwide(c.fact, c.lexicon))),
+              "@nationwide)", "bool", flag(lambda c: f.nationwide(c.fact, c.lexicon))),
     Predicate("country_total", "it gives a figure for a whole country", "bool",
-              _flag(lambda c: f.country_total(c.fact))),
+              flag(lambda c: f.country_total(c.fact))),
     Predicate("single_incident", "the document's harm is told at one fine place at most",
-              "bool", _flag(lambda c: c.assembly.single)),
+              "bool", flag(lambda c: c.assembly.single)),
     Predicate("fine_places", "it names a known settlement or site where something may have "
-              "happened", "bool", _flag(lambda c: f.fine_places(c.fact, c.lexicon))),
+              "happened", "bool", flag(lambda c: f.fine_places(c.fact, c.lexicon))),
     Predicate("unknown_place", "it names a settlement no gazetteer knows ('the village of "
               "Zarichne', @named_settlement)", "bool",
-              _flag(lambda c: f.unknown_place(c.fact, c.lexicon, speaker_ok=True) is not None)),
+              flag(lambda c: f.unknown_place(c.fact, c.lexicon, speaker_ok=True) is not None)),
     Predicate("one_attack_told", "it tells one attack: no country's or month's total", "bool",
-              _flag(lambda c: f.one_attack_told(c.fact, c.lexicon))),
+              flag(lambda c: f.one_attack_told(c.fact, c.lexicon))),
     Predicate("only_speaker_places", "every settlement it names is part of who speaks or "
               "which office acts", "bool",
-              _flag(lambda c: f.only_speaker_places(c.fact, c.lexicon))),
+              flag(lambda c: f.only_speaker_places(c.fact, c.lexicon))),
     Predicate("focus_adjacent", "the mention in focus was added to by the sentence just "
               "before", "bool", _focus_adjacent),
     Predicate("dated_or_counted", "it gives an event date or a casualty figure of its own",
-              "bool", _flag(lambda c: bool(c.fact.figures) or any(
+              "bool", flag(lambda c: bool(c.fact.figures) or any(
                   d.role == "event" for d in c.fact.dates))),
     Predicate("in_focus_paragraph_or_region", "it is in the focus's paragraph, or the focus "
               "has no known place, or every place it names lies in the focus's region",
               "bool", _in_focus_paragraph_or_region),
     Predicate("eventful", "it tells harm in words of its own (not only a running tally)",
-              "bool", _flag(lambda c: c.fact.eventful)),
+              "bool", flag(lambda c: c.fact.eventful)),
     Predicate("attack_in_document", "some sentence of the document tells one attack (harm "
               "that is not a continuing situation)", "bool",
-              _flag(lambda c: c.assembly.attack_told)),
+              flag(lambda c: c.assembly.attack_told)),
 )}
 
 
@@ -204,33 +200,33 @@ FOCUS_PREDICATES: dict[str, Predicate[FocusContext]] = {p.name: p for p in (
     Predicate("other_place", "the sentence names places of harm, none of them the focus's",
               "bool", _other_place),
     Predicate("single_incident", "the document's harm is told at one fine place at most",
-              "bool", _flag(lambda c: c.assembly.single)),
+              "bool", flag(lambda c: c.assembly.single)),
     Predicate("harm_words", "a harm word is in the sentence, even one set aside", "bool",
-              _flag(lambda c: c.fact.harm_words)),
+              flag(lambda c: c.fact.harm_words)),
     Predicate("outlet", "the sentence is the outlet's own, no named source's", "bool",
-              _flag(lambda c: c.fact.attribution.kind == "outlet")),
+              flag(lambda c: c.fact.attribution.kind == "outlet")),
     Predicate("situation", "the sentence tells a continuing situation", "bool",
-              _flag(lambda c: c.fact.situation)),
+              flag(lambda c: c.fact.situation)),
     Predicate("paragraphs_after_focus_above", "more paragraphs than this lie between the "
               "sentence and the last one that added to the focus", "int",
               _paragraphs_after_focus_above),
     Predicate("figures", "the sentence gives a casualty figure", "bool",
-              _flag(lambda c: c.fact.figures)),
+              flag(lambda c: c.fact.figures)),
     Predicate("near_focus", "the focus was added to in this paragraph or the sentence just "
               "before", "bool", _near_focus),
     Predicate("adjacent", "the focus was added to by the sentence just before", "bool",
-              _flag(lambda c: c.adjacent)),
+              flag(lambda c: c.adjacent)),
     Predicate("same_speaker", "the sentence's source shares a name or role word with the "
               "source of the focus's latest sentence", "bool",
-              _flag(lambda c: c.assembly.same_speaker(c.fact, c.focus))),
-    Predicate("denial", "the sentence denies", "bool", _flag(lambda c: c.fact.denial)),
+              flag(lambda c: c.assembly.same_speaker(c.fact, c.focus))),
+    Predicate("denial", "the sentence denies", "bool", flag(lambda c: c.fact.denial)),
     Predicate("weapons", "the sentence names a weapon", "bool",
-              _flag(lambda c: c.fact.weapons)),
+              flag(lambda c: c.fact.weapons)),
     Predicate("qualifies_previous", "the sentence qualifies the one before ('This could not "
-              "be verified')", "bool", _flag(lambda c: c.fact.qualifies_previous)),
+              "be verified')", "bool", flag(lambda c: c.fact.qualifies_previous)),
     Predicate("objective_words", "the sentence names military things a source may say were "
               "the target (@military_objective_words)", "bool",
-              _flag(lambda c: c.assembly.writer.objective_words(c.fact.sentence))),
+              flag(lambda c: c.assembly.writer.objective_words(c.fact.sentence))),
     Predicate("shared_target", "the sentence names a target type the focus has", "bool",
               _shared_target),
 )}

@@ -22,7 +22,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Final
 
-from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
+from casebuilder.extraction.rules import Predicate, RuleTable, flag, load_rule_table
 from casebuilder.model.lexicon import Lexicon
 
 #: What a date expression can be; ``not-a-date`` is dropped (and traced). ``passing`` is a
@@ -169,9 +169,6 @@ class DateContext:
             self.text, before[-1].start())
 
 
-def _flag(read: Callable[[DateContext], bool]) -> Callable[[DateContext, Any], bool]:
-    return lambda c, wanted: read(c) is wanted
-
 
 def _in(read: Callable[[DateContext], str]) -> Callable[[DateContext, Any], bool]:
     return lambda c, words: read(c) in words
@@ -181,45 +178,45 @@ PREDICATES: dict[str, Predicate[DateContext]] = {p.name: p for p in (
     Predicate("form", "the date form that matched is one of (see DateResolver: weekday, "
               "day_before, day_word, md, dm, month_in, ...)", "words", _in(lambda c: c.form)),
     Predicate("names_capitalised", "every weekday and month name in the words is "
-              "capitalised", "bool", _flag(lambda c: c.names_capitalised)),
+              "capitalised", "bool", flag(lambda c: c.names_capitalised)),
     Predicate("bare_weekday", "the words are a weekday name and nothing else", "bool",
-              _flag(lambda c: c.expression.lower() in c.weekdays)),
+              flag(lambda c: c.expression.lower() in c.weekdays)),
     Predicate("capitalised", "the words start with a capital letter", "bool",
-              _flag(lambda c: c.expression[:1].isupper())),
+              flag(lambda c: c.expression[:1].isupper())),
     Predicate("first_word", "the first of the words is one of", "words",
               _in(lambda c: c.words[0] if c.words else "")),
     Predicate("last_word", "the last of the words is one of", "words",
               _in(lambda c: c.words[-1] if c.words else "")),
     Predicate("opens_sentence", "the words open their sentence", "bool",
-              _flag(lambda c: sentence_start(c.text, c.start))),
+              flag(lambda c: sentence_start(c.text, c.start))),
     Predicate("word_before", "the token just before is one of", "words",
               _in(lambda c: c.previous.lower())),
     Predicate("after_reporting_verb", "the token just before is a verb of saying (the "
               "stated, alleged and denied verbs of vocab/attribution.toml)", "bool",
-              _flag(lambda c: c.previous.lower() in c.reporting_verbs)),
+              flag(lambda c: c.previous.lower() in c.reporting_verbs)),
     Predicate("capitalised_before", "the token before is capitalised and does not open the "
-              "sentence", "bool", _flag(lambda c: c.capitalised_before)),
+              "sentence", "bool", flag(lambda c: c.capitalised_before)),
     Predicate("word_after", "the token just after is one of", "words",
               _in(lambda c: c.following.lower())),
     Predicate("capitalised_after", "the token just after starts with a capital letter",
-              "bool", _flag(lambda c: c.following[:1].isupper())),
+              "bool", flag(lambda c: c.following[:1].isupper())),
     Predicate("month_after", "the token just after is a month name", "bool",
-              _flag(lambda c: c.following.lower() in c.months)),
+              flag(lambda c: c.following.lower() in c.months)),
     Predicate("word_follows", "a word (not punctuation) follows", "bool",
-              _flag(lambda c: c.following[:1].isalnum())),
+              flag(lambda c: c.following[:1].isalnum())),
     Predicate("in_brackets_before_a_dash", "the words stand in brackets just before a dash "
               "(a dateline: \"KYIV (March 16) —\")", "bool",
-              _flag(lambda c: c.bracketed_before_a_dash)),
+              flag(lambda c: c.bracketed_before_a_dash)),
     Predicate("before_an_agency_dash", "the words are followed by a name in brackets and a "
               "dash (a wire dateline: 'KYIV, March 16 (Reuters) -')", "bool",
-              _flag(lambda c: bool(_AGENCY_DASH.match(c.text, c.end)))),
+              flag(lambda c: bool(_AGENCY_DASH.match(c.text, c.end)))),
     Predicate("alone_on_its_line", "the words stand on a line of their own, with only a time, "
               "punctuation and these words beside them (a dateline: 'Published 31 May 2023, "
               "22:11')", "words", lambda c, words: c.alone_on_its_line(words)),
     Predicate("text_before_ends_with", "the text just before the words ends with one of these "
               "phrases (whole words)", "phrases", lambda c, ends: c.text_before_ends_with(ends)),
     Predicate("after_since", "the words open with 'since' or follow it ('since 2022', 'ever "
-              "since March')", "bool", _flag(lambda c: c.after_since)),
+              "since March')", "bool", flag(lambda c: c.after_since)),
     Predicate("near_before", "one of the eight tokens before the words is one of", "words",
               lambda c, words: c.near_before(words)),
     Predicate("noun_of", "the words follow 'NOUN of' (or open with 'of' after NOUN), and "

@@ -23,7 +23,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, Final, Protocol
 
-from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
+from casebuilder.extraction.rules import Predicate, RuleTable, flag, load_rule_table
 from casebuilder.model.lexicon import Lexicon
 
 #: The cues a figure can have; figures.py builds one figure for each (not for "not-a-figure").
@@ -149,9 +149,6 @@ class FigureContext:
             self.cues.coordination.match(self.text[self.previous_end:self.start]))
 
 
-def _flag(read: Callable[[FigureContext], bool]) -> Callable[[FigureContext, Any], bool]:
-    return lambda c, wanted: read(c) is wanted
-
 
 def _found(read: Callable[[FigureContext], re.Match[str] | None]
            ) -> Callable[[FigureContext, Any], bool]:
@@ -160,18 +157,18 @@ def _found(read: Callable[[FigureContext], re.Match[str] | None]
 
 PREDICATES: dict[str, Predicate[FigureContext]] = {p.name: p for p in (
     Predicate("article", "the number is a bare 'a' or 'an' ('killing a teenager')", "bool",
-              _flag(lambda c: c.article)),
+              flag(lambda c: c.article)),
     Predicate("vague", "the quantity states no number ('dozens', 'hundreds')", "bool",
-              _flag(lambda c: c.vague)),
+              flag(lambda c: c.vague)),
     Predicate("population_after", "people follow the number ('ten civilians', 'five of the "
               "children'; lexicon: population_nouns)", "bool", _found(lambda c:
                                                                       c.population_after)),
     Predicate("part_cue_before", "'including', 'among them', 'among the dead' just before "
               "(lexicon: part_cue_before), and the cue names its whole or a figure stands "
-              "before", "bool", _flag(lambda c: c.names_its_whole(c.part_cue_before))),
+              "before", "bool", flag(lambda c: c.names_its_whole(c.part_cue_before))),
     Predicate("of_them_after", "'of them', 'of whom', 'of the injured' just after, then "
               "people or a casualty word (lexicon: of_them_head), with a whole named or "
-              "before", "bool", _flag(lambda c: c.names_its_whole(c.of_them))),
+              "before", "bool", flag(lambda c: c.names_its_whole(c.of_them))),
     Predicate("of_those_before", "'of those killed,' just before (lexicon: of_those_before)",
               "bool", _found(lambda c: c.of_those_before)),
     Predicate("copula_population_after", "'were children' just after (lexicon: copulas)",
@@ -202,7 +199,7 @@ PREDICATES: dict[str, Predicate[FigureContext]] = {p.name: p for p in (
               _found(lambda c: c.combatants_eliminated_after)),
     Predicate("joined_to_previous", "only 'and', ', and' or 'as well as' stands between the "
               "figure before and this number (lexicon: figure_coordination)", "bool",
-              _flag(lambda c: c.joined_to_previous)),
+              flag(lambda c: c.joined_to_previous)),
 )}
 
 

@@ -20,7 +20,7 @@ predicates. Harm words are one step of :mod:`casebuilder.extraction.mentions`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any
@@ -29,7 +29,7 @@ from casebuilder.extraction.facts import NotTaken, clause_before
 from casebuilder.extraction.figures import CasualtyFigure
 from casebuilder.extraction.phrases import PhraseMatch, PhraseMatcher
 from casebuilder.extraction.reading import DocumentReading
-from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
+from casebuilder.extraction.rules import Predicate, RuleTable, flag, load_rule_table
 from casebuilder.extraction.text import TextAnalyser, Token
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.model.claim_values import NotTakenCategory
@@ -123,9 +123,6 @@ class CategoryContext:
     matches: list[PhraseMatch[str]]
     by_weapon: bool = False
 
-
-def _flag(read: Callable[[Any], bool]) -> Callable[[Any, Any], bool]:
-    return lambda c, wanted: bool(read(c)) is wanted
 
 
 def _within_4_before(c: WordContext, words: frozenset[str]) -> bool:
@@ -269,22 +266,22 @@ WORD_PREDICATES: dict[str, Predicate[WordContext]] = {p.name: p for p in (
     Predicate("category", "the word's category is one of", "words",
               lambda c, words: c.category in words),
     Predicate("weak", "the word is one of its category's weak words (categories.toml)",
-              "bool", _flag(lambda c: c.weak)),
+              "bool", flag(lambda c: c.weak)),
     Predicate("requires_harm", "its category needs harm told beside it (categories.toml "
               "requires_harm)", "bool",
-              _flag(lambda c: c.category in c.sentence.words.requires_harm)),
+              flag(lambda c: c.category in c.sentence.words.requires_harm)),
     Predicate("phrase", "the word (or phrase) itself is one of", "words",
               lambda c, words: c.match.phrase in words),
     Predicate("harm", "a figure says someone was killed, injured or hurt", "bool",
-              _flag(lambda c: c.sentence.harm)),
+              flag(lambda c: c.sentence.harm)),
     Predicate("victims", "harm is told, or a civilian word is in the sentence", "bool",
-              _flag(lambda c: c.sentence.victims)),
+              flag(lambda c: c.sentence.victims)),
     Predicate("weapons", "the sentence names a weapon", "bool",
-              _flag(lambda c: c.sentence.weapons)),
+              flag(lambda c: c.sentence.weapons)),
     Predicate("targets", "the sentence names a target type", "bool",
-              _flag(lambda c: c.sentence.targets)),
+              flag(lambda c: c.sentence.targets)),
     Predicate("other_strong", "a strong word of another category is in the sentence", "bool",
-              _flag(lambda c: c.other_strong)),
+              flag(lambda c: c.other_strong)),
     Predicate("strong_situation", "a strong word of a situation category is in the "
               "sentence", "bool", _strong_situation),
     Predicate("explosive", "an explosive weapon, or a strong word of an explosive attack, "
@@ -333,23 +330,23 @@ SENTENCE_PREDICATES: dict[str, Predicate[CategoryContext]] = {p.name: p for p in
     Predicate("category", "the category is one of", "words",
               lambda c, words: c.category in words),
     Predicate("by_weapon", "no harm word gives the category: an explosive weapon named does",
-              "bool", _flag(lambda c: c.by_weapon)),
+              "bool", flag(lambda c: c.by_weapon)),
     Predicate("all_weak", "every word kept for the category is a weak one", "bool", _all_weak),
     Predicate("harm", "a figure says someone was killed, injured or hurt", "bool",
-              _flag(lambda c: c.sentence.harm)),
+              flag(lambda c: c.sentence.harm)),
     Predicate("victims", "harm is told, or a civilian word is in the sentence", "bool",
-              _flag(lambda c: c.sentence.victims)),
+              flag(lambda c: c.sentence.victims)),
     Predicate("civilian_targets", "a target type other than those of @targets_not_civilian "
-              "is named", "bool", _flag(lambda c: c.sentence.civilian_targets)),
+              "is named", "bool", flag(lambda c: c.sentence.civilian_targets)),
     Predicate("populated", "a word for a populated place is in the sentence "
               "(@populated_place_words)", "bool",
               lambda c, wanted: bool(c.sentence.lowered & c.sentence.lexicon.words(
                   "populated_place_words")) is wanted),
     Predicate("military_objects", "military things are named as harmed, not as the ones "
               "who act (categories.toml military_objects)", "bool",
-              _flag(lambda c: c.sentence.military_objects)),
+              flag(lambda c: c.sentence.military_objects)),
     Predicate("remnants", "words of a weapon's remains are in the sentence (categories.toml "
-              "remnants)", "bool", _flag(lambda c: c.sentence.remnants)),
+              "remnants)", "bool", flag(lambda c: c.sentence.remnants)),
     Predicate("only_explosive_kept", "the word table kept no word of a category other than "
               "an explosive attack", "bool", _only_explosive_kept),
     Predicate("strong_besides_explosive", "a strong word of a category other than an "

@@ -24,12 +24,12 @@ not the incident's. One step of :mod:`casebuilder.extraction.mentions`.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import pairwise
 from typing import Any
 
-from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
+from casebuilder.extraction.rules import Predicate, RuleTable, flag, load_rule_table
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import ToponymMention
 from casebuilder.model.lexicon import Lexicon
@@ -103,23 +103,20 @@ def _place_names_only(c: BlockContext, wanted: bool) -> bool:
     return found is wanted
 
 
-def _flag(read: Callable[[BlockContext], bool]) -> Callable[[BlockContext, Any], bool]:
-    return lambda c, wanted: bool(read(c)) is wanted
-
 
 PREDICATES: dict[str, Predicate[BlockContext]] = {p.name: p for p in (
     Predicate("matches", "the block matches the pattern", "pattern",
               lambda c, pattern: bool(pattern.search(c.text))),
     Predicate("ends_sentence", "the block ends with a full stop, '!', '?' or '…' (past "
-              "closing quotes or brackets)", "bool", _flag(lambda c: c.ends_sentence)),
+              "closing quotes or brackets)", "bool", flag(lambda c: c.ends_sentence)),
     Predicate("words_at_most", "the block has at most this many words", "int",
               lambda c, count: len(c.words) <= count),
     Predicate("words_at_least", "the block has at least this many words", "int",
               lambda c, count: len(c.words) >= count),
     Predicate("capitals", "the block has a capital letter", "bool",
-              _flag(lambda c: any(ch.isupper() for ch in c.text))),
+              flag(lambda c: any(ch.isupper() for ch in c.text))),
     Predicate("digits", "the block has a digit", "bool",
-              _flag(lambda c: any(ch.isdigit() for ch in c.text))),
+              flag(lambda c: any(ch.isdigit() for ch in c.text))),
     Predicate("only_words_of", "every word of the block, numbers aside, is one of", "words",
               _only_words_of),
     Predicate("first_word_in", "the block's first word is one of", "words",
@@ -131,10 +128,10 @@ PREDICATES: dict[str, Predicate[BlockContext]] = {p.name: p for p in (
     Predicate("block_number_below", "fewer blocks than this come before it", "int",
               lambda c, count: c.number < count),
     Predicate("repeated", "an earlier block of the page is word for word the same", "bool",
-              _flag(lambda c: c.repeated)),
+              flag(lambda c: c.repeated)),
     Predicate("hard_wrapped", "the text is hard-wrapped (short lines that run on), so a "
-              "block is a paragraph", "bool", _flag(lambda c: c.wrapped)),
-    Predicate("last_block", "no block follows it", "bool", _flag(lambda c: c.last)),
+              "block is a paragraph", "bool", flag(lambda c: c.wrapped)),
+    Predicate("last_block", "no block follows it", "bool", flag(lambda c: c.last)),
     Predicate("previous_rule", "the block before was decided by one of these rules", "words",
               lambda c, rules: c.previous_rule in rules),
 )}

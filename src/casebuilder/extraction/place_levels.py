@@ -18,7 +18,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
+from casebuilder.extraction.rules import Predicate, RuleTable, flag, load_rule_table
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import Place, ToponymMention
 from casebuilder.model.lexicon import Lexicon
@@ -56,19 +56,16 @@ class LevelContext:
         return cls(toponym, place, region, in_heading, bare, finer)
 
 
-def _flag(read: Callable[[LevelContext], bool]) -> Callable[[LevelContext, Any], bool]:
-    return lambda c, wanted: bool(read(c)) is wanted
-
 
 PREDICATES: dict[str, Predicate[LevelContext]] = {p.name: p for p in (
     Predicate("in_heading", "the name stands in a headline (a heading of the page) or in the "
-              "title", "bool", _flag(lambda c: c.in_heading)),
+              "title", "bool", flag(lambda c: c.in_heading)),
     Predicate("bare_elsewhere", "the text names the same town by a name of its own (not as "
               "part of the region's name) outside headlines too", "bool",
-              _flag(lambda c: c.bare_elsewhere)),
+              flag(lambda c: c.bare_elsewhere)),
     Predicate("finer_in_region", "the text names another town, district or site of the "
               "region (not a district of this town)", "bool",
-              _flag(lambda c: c.finer_in_region)),
+              flag(lambda c: c.finer_in_region)),
 )}
 
 

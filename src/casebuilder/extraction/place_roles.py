@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from casebuilder.extraction.attribution import Attribution
-from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
+from casebuilder.extraction.rules import Predicate, RuleTable, flag, load_rule_table
 from casebuilder.extraction.text import Token
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import Place, ToponymMention
@@ -200,9 +200,6 @@ def _words_after_below(c: PlaceContext, count: int) -> bool:
     return len(c.after) < count
 
 
-def _flag(read: Callable[[PlaceContext], bool]) -> Callable[[PlaceContext, Any], bool]:
-    return lambda c, wanted: read(c) is wanted
-
 
 def _in(read: Callable[[PlaceContext], str]) -> Callable[[PlaceContext, Any], bool]:
     return lambda c, words: read(c) in words
@@ -211,15 +208,15 @@ def _in(read: Callable[[PlaceContext], str]) -> Callable[[PlaceContext, Any], bo
 PREDICATES: dict[str, Predicate[PlaceContext]] = {p.name: p for p in (
     Predicate("locates", "the gazetteer found the name only locates the one before it "
               "(\"Vilkhivka (Kharkivskyi, Kharkiv)\")", "bool",
-              _flag(lambda c: c.toponym.locates is not None)),
+              flag(lambda c: c.toponym.locates is not None)),
     Predicate("dateline", "the name opens a dateline (\"KYIV, June 16 —\")", "bool",
-              _flag(lambda c: c.toponym.dateline)),
+              flag(lambda c: c.toponym.dateline)),
     Predicate("known_person", "the document names a person so (and the place is small)",
-              "bool", _flag(lambda c: c.known_person)),
+              "bool", flag(lambda c: c.known_person)),
     Predicate("resolved_small", "the place the name was resolved to is no region and has "
               "fewer inhabitants than this", "int", _resolved_small),
     Predicate("government", "a capital standing for its government (capital_as_government)",
-              "bool", _flag(lambda c: c.government)),
+              "bool", flag(lambda c: c.government)),
     Predicate("next_words", "the two tokens after the name, joined by a space, are one of",
               "words", _next_words),
     Predicate("in_speaker", "the name lies inside the speaker phrase of the sentence", "bool",
@@ -229,7 +226,7 @@ PREDICATES: dict[str, Predicate[PlaceContext]] = {p.name: p for p in (
     Predicate("hyphen_modifier", "a hyphen and a lower-case word follow at once "
               "(\"Moscow-appointed\")", "bool", _hyphen_modifier),
     Predicate("first_token", "the name opens the sentence", "bool",
-              _flag(lambda c: not c.index)),
+              flag(lambda c: not c.index)),
     Predicate("word_before", "the token just before the name is one of", "words",
               _in(lambda c: c.raw_before)),
     Predicate("word_before_article", "the word before the name, past one article or "

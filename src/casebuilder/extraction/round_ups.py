@@ -13,13 +13,12 @@ attack also hit Kharkiv, where two people were injured") is read there. One step
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from casebuilder.extraction.figures import CasualtyFigure
 from casebuilder.extraction.phrases import PhraseMatch
-from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
+from casebuilder.extraction.rules import Predicate, RuleTable, flag, load_rule_table
 from casebuilder.extraction.text import Sentence
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import Place, ToponymMention
@@ -42,9 +41,6 @@ class RoundUpContext:
                     if role == "event" and p.feature_kind != "country"})
 
 
-def _flag(read: Callable[[RoundUpContext], Any]) -> Callable[[RoundUpContext, Any], bool]:
-    return lambda c, wanted: bool(read(c)) is wanted
-
 
 PREDICATES: dict[str, Predicate[RoundUpContext]] = {p.name: p for p in (
     Predicate("event_places_at_least", "the sentence names at least this many places as "
@@ -53,9 +49,9 @@ PREDICATES: dict[str, Predicate[RoundUpContext]] = {p.name: p for p in (
     Predicate("sentence_matches", "the sentence matches the pattern", "pattern",
               lambda c, pattern: bool(pattern.search(c.sentence.text))),
     Predicate("figures", "the sentence gives a casualty figure", "bool",
-              _flag(lambda c: c.figures)),
+              flag(lambda c: c.figures)),
     Predicate("targets", "the sentence names something hit (a target type)", "bool",
-              _flag(lambda c: c.targets)),
+              flag(lambda c: c.targets)),
 )}
 
 

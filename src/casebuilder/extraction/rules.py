@@ -51,6 +51,13 @@ class Predicate(Generic[C]):
     test: Callable[[C, Any], bool]
 
 
+def flag(read: Callable[[Any], Any]) -> Callable[[Any, Any], bool]:
+    """The test of a yes/no predicate: what ``read`` finds, taken as true or false, is what
+    the rule asks for (``true`` or ``false``). One definition for every rule table (typed
+    loosely: a lambda's context type cannot be inferred through a generic here)."""
+    return lambda c, wanted: bool(read(c)) is wanted
+
+
 @dataclass(frozen=True)
 class Rule:
     name: str

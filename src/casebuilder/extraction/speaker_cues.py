@@ -32,7 +32,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any, TypeVar
 
-from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
+from casebuilder.extraction.rules import Predicate, RuleTable, flag, load_rule_table
 from casebuilder.extraction.text import Token
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.model.lexicon import Lexicon
@@ -140,9 +140,6 @@ def phrase_after(tokens: list[Token], start: int, words: SpeakerWords) -> list[T
 def span(tokens: list[Token]) -> tuple[int, int]:
     return tokens[0].start, tokens[-1].end
 
-
-def _flag(read: Callable[[C], bool]) -> Callable[[C, Any], bool]:
-    return lambda c, wanted: read(c) is wanted
 
 
 def _in(read: Callable[[C], str]) -> Callable[[C, Any], bool]:
@@ -276,14 +273,14 @@ class AfterContext(VerbContext):
 AFTER_OUTCOMES = ("speaker_after", "role_then_speaker", "speaker_then_role", "not_a_cue")
 AFTER_PREDICATES: dict[str, Predicate[AfterContext]] = _table((
     Predicate("punctuation_before", "a punctuation mark is just before the reporting word",
-              "bool", _flag(lambda c: c.before.is_punct)),
+              "bool", flag(lambda c: c.before.is_punct)),
     Predicate("word_before", "the token just before the reporting word is one of", "words",
               _in(lambda c: c.before.lower)),
     Predicate("name_first", "the phrase after the reporting word opens with a capitalised "
-              "word", "bool", _flag(lambda c: bool(c.first) and is_name_token(c.first[0]))),
+              "word", "bool", flag(lambda c: bool(c.first) and is_name_token(c.first[0]))),
     Predicate("comma_after_phrase", "a comma closes the phrase after the reporting word "
               "(\"explained his daughter, Kristina\")", "bool",
-              _flag(lambda c: c.comma_after_first)),
+              flag(lambda c: c.comma_after_first)),
     Predicate("after_comma_has", "one of these is in the phrase after that comma", "words",
               lambda c, words: any(t.lower in words for t in c.second)),
 ))
@@ -317,16 +314,16 @@ def _first_word(c: PhraseContext, words: frozenset[str]) -> bool:
 PHRASE_OUTCOMES = ("speaker", "not_a_speaker")
 PHRASE_PREDICATES: dict[str, Predicate[PhraseContext]] = _table((
     Predicate("after_verb", "the phrase follows its reporting verb (\"said the governor\")",
-              "bool", _flag(lambda c: c.after_verb)),
+              "bool", flag(lambda c: c.after_verb)),
     Predicate("first_is_name", "the phrase opens with a capitalised word", "bool",
-              _flag(lambda c: bool(c.phrase) and is_name_token(c.phrase[0]))),
+              flag(lambda c: bool(c.phrase) and is_name_token(c.phrase[0]))),
     Predicate("first_word", "the phrase opens with one of", "words", _first_word),
     Predicate("only", "every word of the phrase is one of these or a number", "words", _only),
     Predicate("single_word", "the phrase is one word, one of", "words", _single_word),
     Predicate("longer_than", "the phrase has more words than this", "int",
               lambda c, n: len(c.phrase) > n),
     Predicate("has_name", "a capitalised word is in the phrase", "bool",
-              _flag(lambda c: any(is_name_token(t) for t in c.phrase))),
+              flag(lambda c: any(is_name_token(t) for t in c.phrase))),
     Predicate("has", "one of these is a word of the phrase", "words",
               lambda c, words: any(w in words for w in c.lowered)),
 ))
@@ -487,33 +484,33 @@ BEFORE_OUTCOMES = ("who_subject", "aside_subject", "which_subject", "opening_sub
                    "last_with_role", "last", "previous_with_role", "previous", "none")
 BEFORE_PREDICATES: dict[str, Predicate[BeforeContext]] = _table((
     Predicate("who_clause_subject", "a speaker ends just before a 'who' clause that runs "
-              "without a comma up to the verb", "bool", _flag(lambda c: bool(c.who_subject))),
+              "without a comma up to the verb", "bool", flag(lambda c: bool(c.who_subject))),
     Predicate("aside_subject", "a comma closes a ', who ...' or ', which ...' aside before "
               "the verb, and a speaker ends just before the aside", "bool",
-              _flag(lambda c: bool(c.aside_subject))),
+              flag(lambda c: bool(c.aside_subject))),
     Predicate("which_subject", "the verb is that of a ', which' clause right after a run of "
               "names (\"Moscow, which denies\")", "bool",
-              _flag(lambda c: bool(c.scan.which_subject))),
+              flag(lambda c: bool(c.scan.which_subject))),
     Predicate("word_before", "the token before the speaker's end is one of", "words",
               _in(lambda c: c.tokens[c.end - 1].lower if c.end else "")),
     Predicate("closed_by_comma", "a comma stands between the segments and the verb",
-              "bool", _flag(lambda c: c.closed_by_comma)),
+              "bool", flag(lambda c: c.closed_by_comma)),
     Predicate("relative", "the verb belongs to a ', who' or ', which' clause", "bool",
-              _flag(lambda c: c.scan.relative)),
+              flag(lambda c: c.scan.relative)),
     Predicate("segments", "this many comma-separated segments were read", "int",
               lambda c, n: len(c.scan.segments) == n),
     Predicate("last_is_name", "the segment before the verb is one to five capitalised "
-              "words", "bool", _flag(lambda c: c.names(c.last))),
+              "words", "bool", flag(lambda c: c.names(c.last))),
     Predicate("previous_is_name", "the segment before that is one to five capitalised words",
-              "bool", _flag(lambda c: c.names(c.previous))),
+              "bool", flag(lambda c: c.names(c.previous))),
     Predicate("last_has", "one of these is in the segment before the verb", "words",
               _has(lambda c: c.last)),
     Predicate("previous_has", "one of these is in the segment before that", "words",
               _has(lambda c: c.previous)),
     Predicate("last_is_speaker", "speaker_phrases takes the segment before the verb for a "
-              "speaker", "bool", _flag(lambda c: c.is_speaker(c.last))),
+              "speaker", "bool", flag(lambda c: c.is_speaker(c.last))),
     Predicate("previous_is_speaker", "speaker_phrases takes the segment before that for a "
-              "speaker", "bool", _flag(lambda c: c.is_speaker(c.previous))),
+              "speaker", "bool", flag(lambda c: c.is_speaker(c.previous))),
     Predicate("previous_longer_than", "the segment before that has more words than this",
               "int", lambda c, n: len(c.previous) > n),
 ))
@@ -571,13 +568,13 @@ def _after_of_has(c: ShapeContext, words: frozenset[str]) -> bool:
 SHAPE_OUTCOMES = ("earlier_speaker", "maker_after_by", "person_and_workplace", "as_written")
 SHAPE_PREDICATES: dict[str, Predicate[ShapeContext]] = _table((
     Predicate("names_earlier", "speaker_references matched the phrase to a speaker named "
-              "earlier in the document", "bool", _flag(lambda c: c.earlier is not None)),
+              "earlier in the document", "bool", flag(lambda c: c.earlier is not None)),
     Predicate("words_at_most", "the phrase has at most this many words", "int",
               lambda c, n: len(c.phrase) <= n),
     Predicate("first_word", "the phrase opens with one of", "words",
               lambda c, words: c.lowered[0] in words),
     Predicate("shorter_than_earlier", "the phrase has fewer words than the earlier speaker's "
-              "name", "bool", _flag(lambda c: c.earlier is not None and
+              "name", "bool", flag(lambda c: c.earlier is not None and
                                     len(c.phrase) < len(c.earlier.split()))),
     Predicate("name_after_by", "'by' and then a capitalised word are in the phrase", "bool",
               _name_after_by),
@@ -586,7 +583,7 @@ SHAPE_PREDICATES: dict[str, Predicate[ShapeContext]] = _table((
     Predicate("after_of_has", "one of these is in the phrase after its first 'of'", "words",
               _after_of_has),
     Predicate("has_role", "a role came with the phrase (\"X, the governor, said\")", "bool",
-              _flag(lambda c: bool(c.role))),
+              flag(lambda c: bool(c.role))),
 ))
 
 
@@ -630,7 +627,7 @@ REFERENCE_PREDICATES: dict[str, Predicate[ReferenceContext]] = _table((
     Predicate("pronoun", "the phrase is one word, one of", "words",
               lambda c, words: len(c.words) == 1 and c.words[0] in words),
     Predicate("earlier_is_person", "the earlier speaker is two to four capitalised words",
-              "bool", _flag(lambda c: looks_like_person(c.speaker))),
+              "bool", flag(lambda c: looks_like_person(c.speaker))),
     Predicate("first_word", "the phrase opens with one of", "words",
               lambda c, words: c.words[0] in words),
     Predicate("words_at_most", "the phrase has at most this many words", "int",
@@ -638,18 +635,18 @@ REFERENCE_PREDICATES: dict[str, Predicate[ReferenceContext]] = _table((
     Predicate("word_count", "the phrase has exactly this many words", "int",
               lambda c, n: len(c.words) == n),
     Predicate("foreign_word", "a word of the phrase is neither the earlier speaker's (name "
-              "or role), nor a determiner, nor a role word", "bool", _flag(lambda c: c.foreign)),
+              "or role), nor a determiner, nor a role word", "bool", flag(lambda c: c.foreign)),
     Predicate("same_last_word", "the phrase ends with the earlier speaker's last word",
-              "bool", _flag(lambda c: bool(c.speaker_words) and
+              "bool", flag(lambda c: bool(c.speaker_words) and
                             c.speaker_words[-1] == c.words[-1])),
     Predicate("shorter_than_earlier", "the phrase has fewer words than the earlier speaker's "
-              "name", "bool", _flag(lambda c: len(c.words) < len(c.speaker_words))),
+              "name", "bool", flag(lambda c: len(c.words) < len(c.speaker_words))),
     Predicate("last_word_in_earlier", "the phrase's last word is a word of the earlier "
-              "speaker's name", "bool", _flag(lambda c: c.words[-1] in c.speaker_words)),
+              "speaker's name", "bool", flag(lambda c: c.words[-1] in c.speaker_words)),
     Predicate("same_role_head", "the first role word (@speaker_role_words) of the phrase is "
               "the first of the earlier speaker's role: 'the head of the administration' and "
               "'the head of the regional administration', not 'the rail company' and 'the head "
-              "of the rail company'", "bool", _flag(_same_role_head)),
+              "of the rail company'", "bool", flag(_same_role_head)),
 ))
 
 

@@ -31,14 +31,13 @@ from __future__ import annotations
 
 import datetime
 import re
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from casebuilder.extraction.dates import DateMention, RelativeEventMention
 from casebuilder.extraction.facts import clause_before
 from casebuilder.extraction.phrases import PhraseMatch
-from casebuilder.extraction.rules import Predicate, RuleTable, load_rule_table
+from casebuilder.extraction.rules import Predicate, RuleTable, flag, load_rule_table
 from casebuilder.extraction.text import Sentence, Token
 from casebuilder.extraction.vocabulary import Vocabulary
 from casebuilder.gazetteer import ToponymMention
@@ -64,9 +63,6 @@ LIST_OUTCOMES = ("own", "shared")
 CARE_TABLE = "care_places"
 CARE_OUTCOMES = ("hit", "care")
 
-
-def _flag(read: Callable[[Any], bool]) -> Callable[[Any, Any], bool]:
-    return lambda c, wanted: bool(read(c)) is wanted
 
 
 def _sentence_matches(c: Any, pattern: re.Pattern[str]) -> bool:
@@ -143,9 +139,9 @@ LOOK_BACK_PREDICATES: dict[str, Predicate[LookBackContext]] = {p.name: p for p i
               lambda c, words: c.date.role in words),
     Predicate("named_attack_near", "an earlier sentence of this paragraph, or the sentence "
               "just before, named an attack's own day (attack_days.toml) earlier than the day "
-              "the report's relative dates count from", "bool", _flag(lambda c: c.named_near)),
+              "the report's relative dates count from", "bool", flag(lambda c: c.named_near)),
     Predicate("agrees_with_named_attack", "the date overlaps the day of the attack named",
-              "bool", _flag(lambda c: c.named is not None and c.named.day.overlaps(
+              "bool", flag(lambda c: c.named is not None and c.named.day.overlaps(
                   c.date.value))),
 )}
 
@@ -187,7 +183,7 @@ STAMP_PREDICATES: dict[str, Predicate[StampContext]] = {p.name: p for p in (
               "words", lambda c, words: c.date.expression.split()[0].lower() in words),
     Predicate("weekday_of_the_day_after_the_stamp", "the date is a weekday read as six days "
               "before the report's stamp: the weekday of the day after the stamp", "bool",
-              _flag(lambda c: c.next_day is not None)),
+              flag(lambda c: c.next_day is not None)),
     Predicate("stamped_at_or_after", "the report's stamp gives a time of day at or after this "
               "hour (as written)", "int", _stamped_at_or_after),
 )}
@@ -213,15 +209,15 @@ COUNT_BACK_PREDICATES: dict[str, Predicate[CountBackContext]] = {p.name: p for p
     Predicate("direction", "the marker counts 'after' or 'before' the event it names",
               "words", lambda c, words: c.marker.direction in words),
     Predicate("attack_named", "an attack noun follows the marker ('four days after the missile "
-              "strike', @attack_after_a_marker)", "bool", _flag(lambda c: c.attack_named)),
+              "strike', @attack_after_a_marker)", "bool", flag(lambda c: c.attack_named)),
     Predicate("attack_dated", "a date of the sentence stands in the marker's clause, after the "
               "marker ('a week after the attack on May 26')", "bool",
-              _flag(lambda c: c.attack_dated)),
+              flag(lambda c: c.attack_dated)),
     Predicate("dated", "the sentence gives a day-precise date of its own, outside the marker's "
-              "clause", "bool", _flag(lambda c: c.dated)),
+              "clause", "bool", flag(lambda c: c.dated)),
     Predicate("harm_besides", "a weapon, or a harm word of @categories_of_another_attack that "
               "is not one of its category's weak words, stands outside the marker's clause: "
-              "the sentence tells another attack", "bool", _flag(lambda c: c.harm_besides)),
+              "the sentence tells another attack", "bool", flag(lambda c: c.harm_besides)),
     Predicate("sentence_matches", "the sentence matches the pattern", "pattern",
               _sentence_matches),
 )}
@@ -243,9 +239,9 @@ TOTAL_PREDICATES: dict[str, Predicate[FiguresContext]] = {p.name: p for p in (
     Predicate("sentence_matches", "the sentence matches the pattern", "pattern",
               _sentence_matches),
     Predicate("harm_told_before", "an earlier sentence of the document (not page furniture) "
-              "told harm", "bool", _flag(lambda c: c.harm_told)),
+              "told harm", "bool", flag(lambda c: c.harm_told)),
     Predicate("placed_or_dated", "the sentence names a place the gazetteer knows or gives a "
-              "date", "bool", _flag(lambda c: c.placed or c.dated)),
+              "date", "bool", flag(lambda c: c.placed or c.dated)),
 )}
 
 
