@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, NoReturn
 
 from casebuilder.errors import CasebuilderError
-from casebuilder.preservation.objects import ObjectStore, SetAside, StoredObject
+from casebuilder.preservation.objects import ObjectStore, SetAside, StoredObject, load_libc
 from casebuilder.store.home import CasePaths, read_config
 
 #: Files smaller than this gain less from an early start than the thread costs.
@@ -210,8 +210,7 @@ def _load_prctl() -> Callable[[int, int], int] | None:
     try:
         import ctypes
 
-        libc = ctypes.CDLL("libc.so.6", use_errno=True)
-        call = libc.prctl
+        call = load_libc(ctypes).prctl
     except (OSError, AttributeError):
         return None
     call.argtypes = [ctypes.c_int, ctypes.c_ulong]

@@ -440,7 +440,8 @@ def _read_into(source: BinaryIO, view: memoryview) -> int:
     return filled
 
 
-def _libc(ctypes: Any) -> Any:
+def load_libc(ctypes: Any) -> Any:
+    """The C library, by its usual name first (find_library runs ldconfig in a subprocess)."""
     try:
         return ctypes.CDLL("libc.so.6", use_errno=True)
     except OSError:
@@ -458,8 +459,7 @@ def _load_sync_file_range() -> Callable[[int, int, int], None] | None:
     try:
         import ctypes
 
-        # By its usual name first: find_library runs ldconfig in a subprocess at start-up.
-        libc = _libc(ctypes)
+        libc = load_libc(ctypes)
         call = libc.sync_file_range
     except (OSError, AttributeError):
         return None
