@@ -7,8 +7,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from casebuilder.gazetteer.normalise import fold_toponym, normalise_toponym
+from casebuilder.gazetteer.normalise import edit_distance, fold_toponym, normalise_toponym
 from casebuilder.gazetteer.spellings import (
     FormRules,
     FormTable,
@@ -117,3 +119,37 @@ def test_the_typo_table_reaches_one_edit_and_most_two() -> None:
     assert found("New Korotich", 2) == [3]  # a letter changed and one missing
     assert found("Kramatorsk", 1) == [0]
     assert found("Qwertyuiop", 2) == []
+
+
+def _osa_by_definition(a: str, b: str) -> int:
+    """The optimal string alignment distance from its definition: the full table, no cut."""
+    table = [[0] * (len(b) + 1) for _ in range(len(a) + 1)]
+    for i in range(len(a) + 1):
+        table[i][0] = i
+    for j in range(len(b) + 1):
+        table[0][j] = j
+    for i in range(1, len(a) + 1):
+        for j in range(1, len(b) + 1):
+            table[i][j] = min(table[i - 1][j] + 1, table[i][j - 1] + 1,
+                              table[i - 1][j - 1] + (a[i - 1] != b[j - 1]))
+            if i > 1 and j > 1 and a[i - 1] == b[j - 2] and a[i - 2] == b[j - 1]:
+                table[i][j] = min(table[i][j], table[i - 2][j - 2] + 1)
+    return table[len(a)][len(b)]
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.text(alphabet="abkor ", max_size=9), st.text(alphabet="abkor ", max_size=9),
+       st.integers(min_value=0, max_value=3))
+def test_edit_distance_is_the_cut_alignment_distance(a: str, b: str, limit: int) -> None:
+    exact = _osa_by_definition(a, b)
+    assert edit_distance(a, b, limit) == (exact if exact <= limit else limit + 1)
+
+
+@pytest.mark.parametrize(("a", "b", "limit", "expected"), [
+    ("kramatorsk", "kramatorks", 2, 1),  # neighbours swapped: one edit, not two
+    ("ca", "abc", 3, 3),  # alignment distance, not Damerau's (which says 2)
+    ("izium", "izyum", 1, 1),
+    ("lviv", "kyiv", 1, 2),  # above the limit: limit + 1
+])
+def test_edit_distance_examples(a: str, b: str, limit: int, expected: int) -> None:
+    assert edit_distance(a, b, limit) == expected

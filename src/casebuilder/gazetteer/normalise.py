@@ -32,6 +32,8 @@ import functools
 import re
 import unicodedata
 
+from rapidfuzz.distance import OSA
+
 # Ukrainian national transliteration (2010). Values for a letter at the start of a word, where
 # they differ, are in _UK_INITIAL. Soft sign and apostrophe are not written.
 _UK_TABLE: dict[str, str] = {
@@ -165,40 +167,10 @@ def _fold_word(word: str) -> str:
 
 def edit_distance(a: str, b: str, limit: int) -> int:
     """Optimal string alignment distance (Levenshtein plus transposition of neighbours),
-    cut short: any value above ``limit`` is returned as ``limit + 1``. Only the cells within
-    ``limit`` of the diagonal are computed (a path through any other costs more)."""
-    over = limit + 1
-    if abs(len(a) - len(b)) > limit:
-        return over
-    if a == b:
-        return 0
-    width = len(b)
-    previous2: list[int] = []
-    previous = [j if j <= limit else over for j in range(width + 1)]
-    for i in range(1, len(a) + 1):
-        current = [over] * (width + 1)
-        if i <= limit:
-            current[0] = i
-        best = current[0]
-        char_a = a[i - 1]
-        for j in range(max(1, i - limit), min(width, i + limit) + 1):
-            char_b = b[j - 1]
-            value = previous[j - 1] + (char_a != char_b)
-            if previous[j] + 1 < value:
-                value = previous[j] + 1
-            if current[j - 1] + 1 < value:
-                value = current[j - 1] + 1
-            if (
-                i > 1 and j > 1 and char_a == b[j - 2] and a[i - 2] == char_b
-                and previous2[j - 2] + 1 < value
-            ):
-                value = previous2[j - 2] + 1
-            if value > over:
-                value = over
-            current[j] = value
-            if value < best:
-                best = value
-        if best > limit:
-            return over
-        previous2, previous = previous, current
-    return min(previous[-1], over)
+    cut short: any value above ``limit`` is returned as ``limit + 1``.
+
+    RapidFuzz computes it in C: the pure-Python table this replaced cost a tenth of the
+    geocoder's time on a real data set's place strings, for the same values (a property test
+    compares it with a plain implementation of the definition).
+    """
+    return int(OSA.distance(a, b, score_cutoff=limit))
