@@ -131,14 +131,20 @@ def export_group() -> None:
 @click.option(
     "--format",
     "fmt",
-    type=click.Choice(["geojson", "csv", "json"]),
+    # the formats of casebuilder.reporting.export.FORMATS (not imported: the CLI starts light)
+    type=click.Choice(["geojson", "csv", "json", "acled-csv", "timemap", "kml"]),
     default="geojson",
     show_default=True,
 )
-@click.option("-o", "--output", "out", required=True, type=click.Path(path_type=Path))
+@click.option("-o", "--output", "out", required=True, type=click.Path(path_type=Path),
+              help="The file to write; for timemap, the directory to write its files into.")
 @click.pass_obj
 def export_incidents_command(state: CliState, fmt: str, out: Path) -> None:
-    """Export the case's incidents with their sources and quotes."""
+    """Export the case's incidents with their sources and quotes.
+
+    geojson, csv and json are casebuilder's own records; acled-csv is ACLED's table (one row
+    per incident); timemap is a directory of the JSON files Forensic Architecture's TimeMap
+    reads (see its README.txt); kml is a KML 2.2 document for Google Earth and GIS tools."""
     from casebuilder.cli.incidents import warn_unapplied
     from casebuilder.reporting.export import export_incidents
     from casebuilder.resolution.incidents import build_incidents
