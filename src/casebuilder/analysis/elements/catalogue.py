@@ -196,8 +196,7 @@ def _contexts(path: Path, data: Mapping[str, Any]) -> dict[str, list[dict[str, A
     return out
 
 
-def _crime(path: Path, entry: Any, contexts: Mapping[str, list[dict[str, Any]]],
-           shared: Mapping[str, list[dict[str, Any]]]) -> Crime:
+def _crime(path: Path, entry: Any, shared: Mapping[str, list[dict[str, Any]]]) -> Crime:
     crime_id = entry.get("id") if isinstance(entry, dict) else None
     if not isinstance(crime_id, str) or not crime_id.strip():
         raise CatalogueError(f"{path.name}: every [[crime]] needs id = \"8(2)(b)(i)\"")
@@ -221,7 +220,7 @@ def _crime(path: Path, entry: Any, contexts: Mapping[str, list[dict[str, Any]]],
         raise CatalogueError(f"{where}: needs its [[crime.element]] entries")
     context = entry.get("context")
     if context is not None:
-        found = contexts.get(context) or shared.get(context)
+        found = shared.get(context)
         if found is None:
             raise CatalogueError(f"{where}: context {context!r} is defined in no catalogue "
                                  "file ([context.NAME])")
@@ -287,7 +286,7 @@ def load_catalogue(directory: Path = DIRECTORY) -> Catalogue:
     crimes: dict[str, Crime] = {}
     for path, data in parsed:
         for entry in data.get("crime", []):
-            crime = _crime(path, entry, {}, shared)
+            crime = _crime(path, entry, shared)
             if crime.id in crimes:
                 raise CatalogueError(f"{path.name}: crime {crime.id} is defined twice (also in "
                                      f"{crimes[crime.id].source})")
