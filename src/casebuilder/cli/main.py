@@ -97,6 +97,7 @@ def init(state: CliState, name: str, investigator: str) -> None:
 from casebuilder.cli import (  # noqa: E402
     bundles,
     demo,
+    elements,
     extraction,
     incidents,
     keys,
@@ -106,7 +107,7 @@ from casebuilder.cli import (  # noqa: E402
     texts,
 )
 
-del bundles, demo, extraction, incidents, keys, locker, recovery, sealing, texts
+del bundles, demo, elements, extraction, incidents, keys, locker, recovery, sealing, texts
 
 
 def main(argv: list[str] | None = None) -> None:

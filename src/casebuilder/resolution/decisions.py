@@ -25,7 +25,7 @@ from casebuilder.model.terms import GRADES
 from casebuilder.preservation.case import Case
 from casebuilder.store.schema import AnalystDecision
 
-ACTIONS = ("merge", "split", "edit", "grade", "undo")
+ACTIONS = ("merge", "split", "edit", "grade", "undo", "assess")  # assess: analysis/elements
 EDITABLE = ("place", "date", "categories", "killed_best", "injured_best", "note")
 
 
