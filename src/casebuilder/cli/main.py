@@ -101,12 +101,13 @@ from casebuilder.cli import (  # noqa: E402
     incidents,
     keys,
     locker,
+    patterns,
     recovery,
     sealing,
     texts,
 )
 
-del bundles, demo, extraction, incidents, keys, locker, recovery, sealing, texts
+del bundles, demo, extraction, incidents, keys, locker, patterns, recovery, sealing, texts
 
 
 def main(argv: list[str] | None = None) -> None:
