@@ -110,36 +110,42 @@ def _xlogx_ratio(y: NDArray[np.float64], n: NDArray[np.float64]) -> NDArray[np.f
     return value
 
 
-def _share_strength(members: NDArray[np.float64], cuts: NDArray[np.intp]
+def _share_strength(members: NDArray[np.float64], totals: NDArray[np.float64], m: int
                     ) -> tuple[NDArray[np.float64], NDArray[np.intp]]:
-    """Best binomial log-likelihood ratio of one share of members before a cut and another
-    after, for each row of ``members`` (0/1 per incident, incidents in day order); ``cuts``
-    are the incident positions where allowed split days begin."""
-    cumulative = np.concatenate([np.zeros((members.shape[0], 1)),
-                                 np.cumsum(members, axis=1)], axis=1)
-    total_n = members.shape[1]
-    total_y = cumulative[:, -1:]
-    y1 = cumulative[:, cuts]
-    n1 = cuts.astype(float)[None, :]
-    ratio = (_xlogx_ratio(y1, n1) + _xlogx_ratio(total_y - y1, total_n - n1)
-             - _xlogx_ratio(total_y, np.full_like(total_y, float(total_n))))
+    """Best binomial log-likelihood ratio of one share of the group before a split day and
+    another after, for each row of ``members`` (the group's incidents per day; ``totals``: all
+    incidents per day), over split days at least ``m`` from either end."""
+    n_days = members.shape[1]
+    tau = np.arange(m, n_days - m + 1)
+    y_cum = np.cumsum(members, axis=1)
+    n_cum = np.cumsum(totals)
+    y1, n1 = y_cum[:, tau - 1], n_cum[tau - 1][None, :]
+    y_all, n_all = y_cum[:, -1:], np.full((members.shape[0], 1), n_cum[-1])
+    ratio = (_xlogx_ratio(y1, n1) + _xlogx_ratio(y_all - y1, n_all - n1)
+             - _xlogx_ratio(y_all, n_all))
     best = np.argmax(ratio, axis=1)
-    return ratio[np.arange(len(ratio)), best], best
+    return ratio[np.arange(len(ratio)), best], tau[best]
 
 
-def _test_share_split(members: NDArray[np.float64], cuts: NDArray[np.intp], permutations: int,
-                      rng: np.random.Generator) -> tuple[int, float, float]:
-    observed, best = _share_strength(members[None, :], cuts)
+def _test_share_split(members: NDArray[np.float64], totals: NDArray[np.float64], m: int,
+                      permutations: int, rng: np.random.Generator) -> tuple[int, float, float]:
+    """Shuffling which incidents belong to the group, drawn without listing them: the group's
+    count per day after a shuffle is multivariate hypergeometric (the day totals are the
+    colours, the group's size the sample), which is the same law, far cheaper."""
+    observed, tau = _share_strength(members[None, :], totals, m)
+    colours = totals.astype(np.int64)
+    size_of_group = int(members.sum())
     exceed = done = 0
     while done < permutations:
         size = min(BATCH, permutations - done)
-        shuffled = rng.permuted(np.tile(members, (size, 1)), axis=1)
-        null, _ = _share_strength(shuffled, cuts)
+        drawn = rng.multivariate_hypergeometric(colours, size_of_group, size=size,
+                                                method="marginals").astype(float)
+        null, _ = _share_strength(drawn, totals, m)
         exceed += int(np.sum(null >= observed[0] - 1e-9))
         done += size
         if exceed >= ENOUGH_EXCEEDANCES:
             break
-    return int(best[0]), float(observed[0]), (1 + exceed) / (done + 1)
+    return int(tau[0]), float(observed[0]), (1 + exceed) / (done + 1)
 
 
 def find_onsets(records: Sequence[IncidentRecord], p: OnsetParameters, alpha: float,
@@ -155,8 +161,6 @@ def find_onsets(records: Sequence[IncidentRecord], p: OnsetParameters, alpha: fl
         return [], []
     day_index = np.array([(r.day - first).days for r in dated if r.day])
     totals = np.bincount(day_index, minlength=n_days).astype(float)
-    #: position of the first incident of each day (and one past the last)
-    starts = np.concatenate([[0], np.cumsum(totals)]).astype(np.intp)
     groups = _groups(records, p)
     level = alpha / max(1, len(groups))
     findings: list[Finding] = []
@@ -174,11 +178,8 @@ def find_onsets(records: Sequence[IncidentRecord], p: OnsetParameters, alpha: fl
             if hi - lo < 2 * m or counts[lo:hi].sum() == 0:
                 continue
             if share:
-                a, b = starts[lo], starts[hi]
-                split_days = np.arange(lo + m, hi - m + 1)
-                best, strength, p_value = _test_share_split(
-                    flags[a:b], starts[split_days] - a, p.permutations, rng)
-                tau = int(split_days[best]) - lo
+                tau, strength, p_value = _test_share_split(counts[lo:hi], totals[lo:hi], m,
+                                                           p.permutations, rng)
                 method = ("binomial likelihood-ratio split of the group's share of all "
                           "incidents, permutation p-value")
             else:

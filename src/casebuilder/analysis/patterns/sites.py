@@ -19,7 +19,13 @@ from dataclasses import asdict
 
 import numpy as np
 
-from casebuilder.analysis.patterns.findings import Finding, extent, haversine_km, pairs_within
+from casebuilder.analysis.patterns.findings import (
+    EARTH_RADIUS_KM,
+    Finding,
+    extent,
+    haversine_km,
+    pairs_within,
+)
 from casebuilder.analysis.patterns.parameters import SiteParameters
 from casebuilder.analysis.patterns.records import IncidentRecord
 
@@ -39,13 +45,15 @@ def _components(n: int, i: np.ndarray, j: np.ndarray) -> list[list[int]]:
 def _complete_linkage(group: list[int], lat: np.ndarray, lon: np.ndarray, km: float
                       ) -> list[list[int]]:
     from scipy.cluster.hierarchy import fcluster, linkage
+    from scipy.spatial.distance import pdist
 
     if len(group) == 2:
         return [group]
-    condensed = [haversine_km(lat[a], lon[a], lat[b], lon[b])
-                 for x, a in enumerate(group) for b in group[x + 1:]]
-    labels = fcluster(linkage(np.array(condensed), method="complete"), t=km,
-                      criterion="distance")
+    phi, lam = np.radians(lat[group]), np.radians(lon[group])
+    unit = np.column_stack([np.cos(phi) * np.cos(lam), np.cos(phi) * np.sin(lam), np.sin(phi)])
+    chord = pdist(unit)  # straight-line distance on the unit sphere, then along its surface
+    condensed = 2 * EARTH_RADIUS_KM * np.arcsin(np.minimum(1.0, chord / 2))
+    labels = fcluster(linkage(condensed, method="complete"), t=km, criterion="distance")
     out: dict[int, list[int]] = {}
     for index, label in zip(group, labels, strict=True):
         out.setdefault(int(label), []).append(index)
