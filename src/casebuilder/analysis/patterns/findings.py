@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 from numpy.typing import NDArray
 
-EARTH_RADIUS_KM = 6371.0088
+from casebuilder.gazetteer.geo import EARTH_RADIUS_KM, distance_km
 
 
 @dataclass
@@ -86,10 +86,8 @@ def holm(tests: Sequence[StatTest], alpha: float) -> None:
 
 
 def haversine_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
-    p1, p2 = math.radians(lat1), math.radians(lat2)
-    dp, dl = p2 - p1, math.radians(lon2 - lon1)
-    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
-    return 2 * EARTH_RADIUS_KM * math.asin(min(1.0, math.sqrt(a)))
+    """The gazetteer's great-circle distance (the one definition), for two points."""
+    return distance_km((lat1, lon1), (lat2, lon2))
 
 
 def pairs_within(lat: NDArray[np.float64], lon: NDArray[np.float64], km: float

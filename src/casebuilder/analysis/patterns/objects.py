@@ -20,10 +20,11 @@ from typing import Any
 
 import numpy as np
 
-from casebuilder.analysis.patterns.findings import EARTH_RADIUS_KM, Finding, StatTest
+from casebuilder.analysis.patterns.findings import Finding, StatTest
 from casebuilder.analysis.patterns.parameters import ObjectParameters, WideAreaParameters
 from casebuilder.analysis.patterns.records import IncidentRecord
 from casebuilder.analysis.patterns.weapons import wide_area
+from casebuilder.gazetteer.geo import EARTH_RADIUS_KM
 
 
 def protected_objects(records: Sequence[IncidentRecord], p: ObjectParameters

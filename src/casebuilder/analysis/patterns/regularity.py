@@ -22,9 +22,10 @@ from typing import Any
 
 import numpy as np
 
-from casebuilder.analysis.patterns.findings import EARTH_RADIUS_KM, Finding, StatTest, rounded
+from casebuilder.analysis.patterns.findings import Finding, StatTest, rounded
 from casebuilder.analysis.patterns.parameters import RegularityParameters, ScaleParameters
 from casebuilder.analysis.patterns.records import IncidentRecord
+from casebuilder.gazetteer.geo import EARTH_RADIUS_KM
 
 WEEKDAYS = ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday")
 

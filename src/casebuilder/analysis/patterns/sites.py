@@ -19,15 +19,10 @@ from dataclasses import asdict
 
 import numpy as np
 
-from casebuilder.analysis.patterns.findings import (
-    EARTH_RADIUS_KM,
-    Finding,
-    extent,
-    haversine_km,
-    pairs_within,
-)
+from casebuilder.analysis.patterns.findings import Finding, extent, haversine_km, pairs_within
 from casebuilder.analysis.patterns.parameters import SiteParameters
 from casebuilder.analysis.patterns.records import IncidentRecord
+from casebuilder.gazetteer.geo import EARTH_RADIUS_KM
 
 
 def _components(n: int, i: np.ndarray, j: np.ndarray) -> list[list[int]]:
