@@ -102,12 +102,14 @@ from casebuilder.cli import (  # noqa: E402
     incidents,
     keys,
     locker,
+    patterns,
     recovery,
     sealing,
     texts,
 )
 
-del bundles, demo, elements, extraction, incidents, keys, locker, recovery, sealing, texts
+del bundles, demo, elements, extraction, incidents, keys, locker, patterns, recovery, sealing, \
+    texts
 
 
 def main(argv: list[str] | None = None) -> None:
