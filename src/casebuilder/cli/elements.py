@@ -72,7 +72,10 @@ def elements_command(state: CliState, incident_id: str, charges: tuple[str, ...]
     claims for and against it (logged as a view)."""
     from casebuilder.analysis.elements.catalogue import crimes_named, load_catalogue
     from casebuilder.analysis.elements.matrix import crimes_in_reach, element_matrix
-    from casebuilder.analysis.elements.pattern_evidence import pattern_evidence
+    from casebuilder.analysis.elements.pattern_evidence import (
+        case_pattern_report,
+        pattern_evidence,
+    )
     from casebuilder.cli.incidents import warn_unapplied
     from casebuilder.cli.views import log_view
     from casebuilder.preservation.items import item_ref
@@ -81,7 +84,8 @@ def elements_command(state: CliState, incident_id: str, charges: tuple[str, ...]
 
     catalogue = load_catalogue()
     with opened_case(state, create=False) as case:
-        incident = find_incident(build_incidents(case), incident_id)
+        incidents = build_incidents(case)
+        incident = find_incident(incidents, incident_id)
         if every_crime:
             crimes = list(catalogue.crimes.values())
         elif charges:
@@ -90,7 +94,8 @@ def elements_command(state: CliState, incident_id: str, charges: tuple[str, ...]
             crimes = crimes_in_reach(incident, catalogue)
         chosen = [catalogue.charges[c] for c in charges if c in catalogue.charges]
         matrix = element_matrix(incident, catalogue, crimes, charges=chosen,
-                                evidence=pattern_evidence(case, incident.id))
+                                evidence=pattern_evidence(case_pattern_report(incidents),
+                                                          incident.id))
         warn_unapplied(case)
         with case.session() as session:
             items = [session.get(Item, i) for i in sorted({m.document.item_id
@@ -129,7 +134,8 @@ def element_assess(state: CliState, incident_id: str, element_id: str, status: s
 
     catalogue = load_catalogue()
     with opened_case(state, create=False) as case:
-        incident = find_incident(build_incidents(case), incident_id)
+        incidents = build_incidents(case)
+        incident = find_incident(incidents, incident_id)
         decision = record_finding(case, catalogue, incident, element_id, status, standard,
                                   reason)
     click.echo(f"finding on {element_id} of {incident.id} recorded as decision {decision.id} "
