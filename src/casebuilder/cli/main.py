@@ -96,6 +96,7 @@ def init(state: CliState, name: str, investigator: str) -> None:
 # Command modules register themselves on `cli` when imported.
 from casebuilder.cli import (  # noqa: E402
     bundles,
+    datasets,
     demo,
     extraction,
     incidents,
@@ -106,7 +107,7 @@ from casebuilder.cli import (  # noqa: E402
     texts,
 )
 
-del bundles, demo, extraction, incidents, keys, locker, recovery, sealing, texts
+del bundles, datasets, demo, extraction, incidents, keys, locker, recovery, sealing, texts
 
 
 def main(argv: list[str] | None = None) -> None:

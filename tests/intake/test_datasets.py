@@ -1,0 +1,191 @@
+"""Importing datasets as evidence (intake/datasets/): the reader's byte spans and bad rows,
+the monitor format on a hostile sample of our own, idempotence, verification, and the real
+Russia-Ukraine Monitor file when the shared folder has it."""
+
+from __future__ import annotations
+
+import csv
+import io
+from pathlib import Path
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from sqlalchemy import func, select
+from tests.conftest import SHARED, run_cli
+
+from casebuilder.errors import DatasetError
+from casebuilder.intake.datasets.importing import import_dataset
+from casebuilder.intake.datasets.reading import read_csv
+from casebuilder.preservation.verify import verify_case
+from casebuilder.resolution.records import load_mentions
+from casebuilder.store import schema
+
+DATA = Path(__file__).resolve().parent.parent / "data" / "datasets"
+HOSTILE = DATA / "cir-monitor-hostile.csv"
+MONITOR = SHARED / "datasets" / "cir-monitor" / "events.csv"
+
+
+def rows_of(case, item_id):
+    with case.session() as session:
+        return list(session.execute(select(schema.DatasetRow).where(
+            schema.DatasetRow.item_id == item_id).order_by(schema.DatasetRow.id)).scalars())
+
+
+def test_reader_gives_byte_spans_of_quoted_and_plain_cells():
+    data = 'a,b\r\n"x, ""y""\nz",é\r\n\r\nplain,2\n'.encode()
+    read = read_csv(data)
+    assert read.header == ["a", "b"] and read.empty_lines == 1
+    first, second = read.rows
+    assert first.cells["a"].text == 'x, "y"\nz' and first.line == 2 and first.line_end == 3
+    assert data[first.cells["a"].start:first.cells["a"].end] == b'x, ""y""\nz'
+    assert data[first.cells["b"].start:first.cells["b"].end].decode() == "é"
+    assert second.line == 5 and second.text("a") == "plain"
+    assert data[first.start:first.end].endswith("é".encode())
+
+
+def test_reader_reports_broken_rows_and_goes_on():
+    data = b'a,b\n"never closed,1\nok,2\nbad"quote,3\n\xff,4\n1,2,3\nlast,5'
+    rows = read_csv(data).rows
+    problems = {r.line: r.problem for r in rows}
+    assert "opens on line 2" in problems[2]
+    assert problems[3] is None
+    assert "quote inside" in problems[4]
+    assert "not UTF-8" in problems[5]
+    assert "3 cells" in problems[6]
+    assert problems[7] is None and rows[-1].text("b") == "5"
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.binary(max_size=400))
+def test_any_bytes_never_crash_the_reader_and_every_record_is_a_row(data):
+    try:
+        read = read_csv(b"a,b,c\n" + data)
+    except DatasetError:
+        return
+    assert all(r.problem or len(r.cells) == 3 for r in read.rows)
+    lines = [r.line for r in read.rows]
+    assert lines == sorted(lines)
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.lists(st.lists(st.text(max_size=12), min_size=3, max_size=3), max_size=8))
+def test_cells_written_by_the_csv_module_come_back_with_their_bytes(table):
+    out = io.StringIO()
+    writer = csv.writer(out)
+    writer.writerow(["a", "b", "c"])
+    writer.writerows(table)
+    data = out.getvalue().encode("utf-8", "surrogatepass")
+    try:
+        read = read_csv(data)
+    except DatasetError:
+        return
+    good = [r for r in read.rows if r.problem is None]
+    for row in good:
+        for cell in row.cells.values():
+            raw = data[cell.start:cell.end].decode("utf-8", "surrogatepass")
+            assert raw.replace('""', '"') == cell.text
+
+
+def test_hostile_monitor_sample(case):
+    report = import_dataset(case, "cir-monitor", HOSTILE)
+    assert report.counts == {"incident": 6, "context": 4, "rejected": 9}
+    assert report.empty_lines == 2
+    reasons = {o.row.line: o.reason for o in report.of("rejected")}
+    assert "latitude '91'" in reasons[7]
+    assert "longitude 'abc'" in reasons[8]
+    assert "2022-02-30" in reasons[9]
+    assert "duplicate" in reasons[11]
+    assert "cells where the header has" in reasons[14]
+    assert "quote" in reasons[15]
+    assert "not UTF-8" in reasons[16]
+    assert "date" in reasons[20]
+    assert "decimal comma" in reasons[21]
+    stored = rows_of(case, report.item_id)
+    assert len(stored) == 19 and {r.status for r in stored} == {"incident", "context",
+                                                                 "rejected"}
+    context = {r.line: r.rule for r in stored if r.status == "context"}
+    assert context[3] == "rows/military-presence"
+    assert context[12] == "rows/military-losses"
+    assert verify_case(case).ok
+
+
+def test_claims_cite_the_cells_bytes_even_when_not_ascii(case):
+    report = import_dataset(case, "cir-monitor", HOSTILE)
+    data = HOSTILE.read_bytes()
+    mentions = load_mentions(case)
+    assert len(mentions) == 6
+    chuhuiv = next(m for m in mentions if "Чугуїв" in m.place_name)
+    assert chuhuiv.place is not None and (chuhuiv.place["lat"], chuhuiv.place["lon"]) == (
+        49.8351, 36.6861)
+    assert chuhuiv.place_name == "Чугуїв, Chuhuivskyi, Kharkivska"
+    for claim in chuhuiv.claims:
+        assert data[claim.char_start:claim.char_end].decode("utf-8") == claim.quote
+        assert claim.document.item_id == report.item_id
+        assert claim.source_kind == "monitoring_dataset"
+    place = next(c for c in chuhuiv.claims if c.kind == "place")
+    assert place.quote == "Чугуїв"
+    newline_row = next(m for m in mentions if "bus stop" in "".join(
+        c.quote for c in m.claims))
+    assert {c.kind for c in newline_row.claims} >= {"category", "place", "date", "weapon"}
+
+
+def test_importing_the_same_file_again_adds_nothing(case):
+    first = import_dataset(case, "cir-monitor", HOSTILE)
+    with case.session() as session:
+        before = session.scalar(select(func.count()).select_from(schema.IncidentMention))
+    again = import_dataset(case, "cir-monitor", HOSTILE)
+    assert again.status == "unchanged" and again.item_id == first.item_id
+    with case.session() as session:
+        after = session.scalar(select(func.count()).select_from(schema.IncidentMention))
+        runs = session.scalar(select(func.count()).select_from(schema.ExtractionRun))
+    assert before == after == 6 and runs == 1
+    assert verify_case(case).ok
+
+
+def test_wrong_column_set_is_an_error_naming_the_file_and_columns(case):
+    with pytest.raises(DatasetError, match=r"cir-monitor-wrong-columns.csv.*town/city"):
+        import_dataset(case, "cir-monitor", DATA / "cir-monitor-wrong-columns.csv")
+    with case.session() as session:
+        assert session.scalar(select(func.count()).select_from(schema.Item)) == 0
+
+
+def test_cli_exit_status_and_listing(tmp_path):
+    home = tmp_path / "home"
+    done = run_cli("import", "cir-monitor", HOSTILE, home=home)
+    assert done.returncode == 1, done.stderr
+    assert "6 incident mentions, 4 context rows, 9 rejected" in done.stdout
+    assert "line 7: latitude '91'" in done.stdout
+    wrong = run_cli("import", "cir-monitor", DATA / "cir-monitor-wrong-columns.csv",
+                    home=home)
+    assert wrong.returncode == 2 and "town/city" in wrong.stderr
+    listed = run_cli("rows", "1", "--status", "context", home=home)
+    assert listed.returncode == 0 and listed.stdout.count("context") == 4
+    assert run_cli("verify", home=home).returncode == 0
+
+
+@pytest.mark.slow
+def test_the_real_monitor_file_every_row_accounted_for(case):
+    if not MONITOR.is_file():
+        pytest.skip(f"{MONITOR} is not in the shared folder")
+    report = import_dataset(case, "cir-monitor", MONITOR)
+    with MONITOR.open(encoding="utf-8", newline="") as fh:
+        rows = list(csv.DictReader(fh))
+    assert report.rows == len(rows) == 6650
+    assert report.counts["incident"] > 3000 and report.counts["context"] > 2000
+    assert all(o.reason for o in report.of("rejected"))
+    by_line = {number + 2: r for number, r in enumerate(rows)}  # no cell spans lines
+    mentions = {m.key: m for m in load_mentions(case)}
+    stored = rows_of(case, report.item_id)
+    assert len(stored) == 6650
+    for row in stored:
+        if row.status != "incident":
+            continue
+        source, mention = by_line[row.line], mentions[row.mention_key]
+        assert mention.place is not None
+        assert (mention.place["lat"], mention.place["lon"]) == (float(source["lat"]),
+                                                                float(source["lon"]))
+        assert mention.date is not None and mention.date.start.isoformat() == source["date"]
+        parts = [source[c].strip() for c in ("town/city", "district", "province")]
+        assert mention.place_name == (", ".join(p for p in parts if p) or source["country"])
+    assert verify_case(case).ok
