@@ -189,3 +189,32 @@ def test_the_real_monitor_file_every_row_accounted_for(case):
         parts = [source[c].strip() for c in ("town/city", "district", "province")]
         assert mention.place_name == (", ".join(p for p in parts if p) or source["country"])
     assert verify_case(case).ok
+
+
+def test_acled_columns_in_any_order_extra_columns_and_bad_rows(case):
+    report = import_dataset(case, "acled", DATA / "acled-hostile.csv")
+    assert report.counts == {"incident": 3, "context": 0, "rejected": 4}
+    reasons = sorted(o.reason or "" for o in report.of("rejected"))
+    assert any("longitude 'abc'" in r for r in reasons)
+    assert any("2022-02-30" in r for r in reasons)
+    assert any("latitude '-91'" in r for r in reasons)
+    assert any("fatalities 'two'" in r for r in reasons)
+    mentions = load_mentions(case)
+    chernihiv = next(m for m in mentions if m.place_name.startswith("Chernihiv"))
+    assert chernihiv.date is not None and chernihiv.date.iso() == "2022-03-16"  # "16 March 2022"
+    killed = [c for c in chernihiv.claims if c.kind == "killed"]
+    assert len(killed) == 1 and killed[0].quote == "10"
+    assert "not only civilians" in killed[0].value.text and killed[0].value.population == "all"
+    assert killed[0].also_attributed == ["Regional prosecutor"]
+    assert chernihiv.document.name.endswith(f"line {chernihiv.document.name.split()[-1]}")
+    assert verify_case(case).ok
+
+
+def test_acled_zero_fatalities_is_a_stated_zero(case):
+    import_dataset(case, "acled", DATA / "acled-dev-attacks.csv")
+    barvinkove = next(m for m in load_mentions(case) if m.place_name.startswith("Barvinkove"))
+    killed = [c for c in barvinkove.claims if c.kind == "killed"]
+    assert [(c.value.low, c.value.high, c.quote) for c in killed] == [(0, 0, "0")]
+    hostomel = [o for o in import_dataset(case, "acled", DATA / "acled-dev-attacks.csv").outcomes
+                if o.facts.get("entry") == "UKR9007"]
+    assert hostomel[0].status == "context" and hostomel[0].rule == "rows/strategic-development"

@@ -39,7 +39,7 @@ class CirMonitor(DatasetFormat):
         place_name = ", ".join(p for p in parts if p) or row.text("country")
         facts = {"entry": row.text("entry"), "date": day.isoformat(), "lat": lat, "lon": lon,
                  "place": place_name, "title": row.text("title")[:300],
-                 "event_group": row.text("event_group")}
+                 "event_group": row.text("event_group"), "source": self.label}
         tables = self.tables()
         cells = facts_of({c.column: c.text for c in row.cells.values()})
         decided = tables.decide("rows", cells)

@@ -44,9 +44,10 @@ GAZETTEER = "none: places as the dataset gives them"
 
 
 def dataset_formats() -> dict[str, DatasetFormat]:
+    from casebuilder.intake.datasets.acled import Acled
     from casebuilder.intake.datasets.cir_monitor import CirMonitor
 
-    found: list[DatasetFormat] = [CirMonitor()]
+    found: list[DatasetFormat] = [CirMonitor(), Acled()]
     return {f.name: f for f in found}
 
 
