@@ -218,3 +218,33 @@ def test_acled_zero_fatalities_is_a_stated_zero(case):
     hostomel = [o for o in import_dataset(case, "acled", DATA / "acled-dev-attacks.csv").outcomes
                 if o.facts.get("entry") == "UKR9007"]
     assert hostomel[0].status == "context" and hostomel[0].rule == "rows/strategic-development"
+
+
+def test_ucdp_ged_figures_dates_and_context(case):
+    report = import_dataset(case, "ucdp-ged", DATA / "ucdp-ged-sample.csv")
+    assert report.counts == {"incident": 3, "context": 1, "rejected": 3}
+    reasons = " | ".join(o.reason or "" for o in report.of("rejected"))
+    assert "longitude '200'" in reasons and "before the start date" in reasons
+    assert "2022-13-01" in reasons
+    context = report.of("context")[0]
+    assert context.rule == "rows/fighting-without-civilian-deaths"
+    mentions = {m.place_name.split(",")[0]: m for m in load_mentions(case)}
+    vinnytsia = mentions["Vinnytsia town"]
+    figures = sorted((c.value.low, c.value.high, c.value.population, c.value.subgroup)
+                     for c in vinnytsia.claims if c.kind == "killed")
+    assert figures == [(20, 27, "all", False), (23, 23, "civilians", False)]
+    assert vinnytsia.categories == ["explosive_attack"]
+    bucha = mentions["Bucha town"]
+    assert bucha.date is not None and (bucha.date.start.isoformat(),
+                                       bucha.date.end.isoformat()) == ("2022-03-01",
+                                                                       "2022-03-31")
+    assert bucha.categories == ["killing"]
+    assert any(c.kind == "perpetrator" and c.value.party == "russia" for c in bucha.claims)
+    kharkiv = mentions["Kharkiv town"]
+    civilians = [c for c in kharkiv.claims if c.kind == "killed" and
+                 c.value.population == "civilians"]
+    assert civilians[0].value.subgroup  # 2 of 3 dead were civilians: a part of the toll
+    data = (DATA / "ucdp-ged-sample.csv").read_bytes()
+    for claim in kharkiv.claims:
+        assert data[claim.char_start:claim.char_end].decode() == claim.quote
+    assert verify_case(case).ok
