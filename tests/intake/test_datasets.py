@@ -248,3 +248,28 @@ def test_ucdp_ged_figures_dates_and_context(case):
     for claim in kharkiv.claims:
         assert data[claim.char_start:claim.char_end].decode() == claim.quote
     assert verify_case(case).ok
+
+
+def test_civilian_harm_json_rows_cells_and_bad_entries(case):
+    path = DATA / "civilian-harm-sample.json"
+    report = import_dataset(case, "civilian-harm-json", path)
+    assert report.counts == {"incident": 3, "context": 1, "rejected": 6}
+    reasons = {o.row.number: o.reason or "" for o in report.of("rejected")}
+    assert "latitude '91'" in reasons[3] and "longitude 'abc'" in reasons[4]
+    assert "02/30/2022" in reasons[5] and "'date'" in reasons[6]
+    assert "duplicate" in reasons[9] and "not an object" in reasons[10]
+    assert report.of("context")[0].rule == "rows/military-only"
+    data = path.read_bytes()
+    mentions = {m.place_name: m for m in load_mentions(case)}
+    theatre = mentions["Mariupol, Donetsk Oblast"]
+    assert theatre.categories == ["explosive_attack"]
+    assert theatre.date is not None and theatre.date.iso() == "2022-03-16"
+    assert theatre.place is not None and (theatre.place["lat"], theatre.place["lon"]) == (
+        47.0958, 37.5494)
+    for claim in theatre.claims:
+        assert data[claim.char_start:claim.char_end].decode() == claim.quote
+    assert {c.kind for c in theatre.claims} >= {"target", "weapon"}
+    kramatorsk = mentions["Kramatorsk"]
+    assert any(c.kind == "weapon" and c.value.weapon == "cluster munition"
+               for c in kramatorsk.claims)
+    assert verify_case(case).ok

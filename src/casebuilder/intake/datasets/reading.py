@@ -36,6 +36,7 @@ _PLAIN = re.compile(rb'[^,"\r\n]*')
 class Cell:
     column: str
     text: str  # as the file gives it, unquoted and decoded; JSON: the string, or the JSON text
+    #            of any other value as the file writes it
     start: int  # byte offsets of the cell's content in the original
     end: int
     value: Any = None  # JSON only: the parsed value (a number, a list ...)
@@ -288,7 +289,9 @@ class JsonFile:
 
     def cell(self, column: str, node: JsonNode) -> Cell:
         value = node.value
-        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        # a string as decoded; any other value as its JSON text in the file (null: empty)
+        shown = value if isinstance(value, str) else "" if value is None else \
+            self.text[node.start:node.end]
         return Cell(column, shown, self.offsets(node.start), self.offsets(node.end), value)
 
 
