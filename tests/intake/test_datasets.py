@@ -273,3 +273,60 @@ def test_civilian_harm_json_rows_cells_and_bad_entries(case):
     assert any(c.kind == "weapon" and c.value.weapon == "cluster munition"
                for c in kramatorsk.claims)
     assert verify_case(case).ok
+
+
+def test_geojson_round_trip_gives_the_same_incidents(dev_case_copy, tmp_path):
+    from casebuilder.preservation.case import init_case, open_case
+    from casebuilder.reporting.export import export_incidents
+    from casebuilder.resolution.incidents import build_incidents
+
+    source = open_case(dev_case_copy, create=False)
+    try:
+        before = build_incidents(source)
+        out = tmp_path / "incidents.geojson"
+        export_incidents(source, before, "geojson", out)
+    finally:
+        source.close()
+    fresh = init_case(tmp_path / "fresh", name="round trip", environ={})
+    try:
+        report = import_dataset(fresh, "geojson", out)
+        after = build_incidents(fresh)
+        assert verify_case(fresh).ok
+    finally:
+        fresh.close()
+    assert report.counts["incident"] == len(before) and report.counts["rejected"] == 0
+
+    def shape(incidents):
+        from casebuilder.resolution import summary
+
+        out = []
+        for i in incidents:
+            _, place = summary.best_place(i)
+            when, _ = summary.dates(i)
+            killed = summary.best_figure(i, "killed")
+            out.append((round(float(place["lat"]), 5), round(float(place["lon"]), 5),
+                        tuple(summary.categories(i)), when.iso() if when else None,
+                        killed.low if killed else None))
+        return sorted(out, key=repr)
+
+    assert shape(after) == shape(before)
+
+
+def test_geojson_of_another_tool_and_bad_features(case):
+    path = DATA / "geojson-other.geojson"
+    report = import_dataset(case, "geojson", path)
+    assert report.counts == {"incident": 2, "context": 0, "rejected": 4}
+    reasons = {o.row.number: o.reason or "" for o in report.of("rejected")}
+    assert "no Point" in reasons[2] and "no Point" in reasons[3]
+    assert "looting" in reasons[4] and "latitude '95.0'" in reasons[5]
+    mentions = {m.place_name: m for m in load_mentions(case)}
+    sumy = mentions["Sumy"]
+    assert {c.kind for c in sumy.claims} >= {"killed", "weapon", "target", "perpetrator"}
+    kharkiv = mentions["Харків"]
+    assert kharkiv.situation and kharkiv.date is not None
+    assert kharkiv.date.start.isoformat() == "2022-02-24"
+    data = path.read_bytes()
+    for claim in [*sumy.claims, *kharkiv.claims]:
+        assert data[claim.char_start:claim.char_end].decode() == claim.quote
+    with pytest.raises(DatasetError, match="FeatureCollection"):
+        import_dataset(case, "geojson", DATA / "civilian-harm-sample.json")

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
-from casebuilder.errors import DatasetError
+from casebuilder.errors import CasebuilderError, DatasetError
 from casebuilder.intake.datasets.mapping import MappingTables, load_mappings
 from casebuilder.intake.datasets.reading import SourceRow, read_csv
 from casebuilder.intake.datasets.rows import RowCiter, RowOutcome, RowProblem, rejected
@@ -70,6 +70,9 @@ class DatasetFormat:
             return self.build(row, context)
         except RowProblem as exc:
             return rejected(row, str(exc))
+        except (CasebuilderError, ValueError, TypeError, KeyError) as exc:
+            # a row no check foresaw: reported with the rest, never the end of the import
+            return rejected(row, f"could not be read: {type(exc).__name__}: {exc}")
 
     def build(self, row: SourceRow, context: ImportContext) -> RowOutcome:
         raise NotImplementedError

@@ -47,9 +47,10 @@ def dataset_formats() -> dict[str, DatasetFormat]:
     from casebuilder.intake.datasets.acled import Acled
     from casebuilder.intake.datasets.cir_monitor import CirMonitor
     from casebuilder.intake.datasets.civilian_harm import CivilianHarm
+    from casebuilder.intake.datasets.geojson import GeoJson
     from casebuilder.intake.datasets.ucdp_ged import UcdpGed
 
-    found: list[DatasetFormat] = [CirMonitor(), Acled(), UcdpGed(), CivilianHarm()]
+    found: list[DatasetFormat] = [CirMonitor(), Acled(), UcdpGed(), CivilianHarm(), GeoJson()]
     return {f.name: f for f in found}
 
 
