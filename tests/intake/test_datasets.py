@@ -330,3 +330,29 @@ def test_geojson_of_another_tool_and_bad_features(case):
         assert data[claim.char_start:claim.char_end].decode() == claim.quote
     with pytest.raises(DatasetError, match="FeatureCollection"):
         import_dataset(case, "geojson", DATA / "civilian-harm-sample.json")
+
+
+def test_plain_csv_through_a_column_mapping(case):
+    report = import_dataset(case, "csv", DATA / "field-log.csv",
+                            mapping=DATA / "field-log.toml")
+    assert report.counts == {"incident": 3, "context": 1, "rejected": 2}
+    reasons = " | ".join(o.reason or "" for o in report.of("rejected"))
+    assert "'looting' is no category" in reasons and "'-2'" in reasons
+    assert report.of("context")[0].rule == "categories/troops moving"
+    mentions = {m.document.name.rsplit(" ", 1)[-1]: m for m in load_mentions(case)}
+    tower = mentions["2"]
+    kinds = {c.kind: c for c in tower.claims}
+    assert kinds["weapon"].value.weapon == "rocket"
+    assert kinds["target"].value.target_type == "residential building"
+    assert kinds["killed"].quote == "1" and kinds["injured"].quote == "10"
+    assert kinds["category"].attributed_to == "Field team A log"
+    assert mentions["6"].categories == ["explosive_attack"]  # no type: the default category
+    assert verify_case(case).ok
+
+
+def test_plain_csv_mapping_is_checked_on_load(case):
+    with pytest.raises(DatasetError, match=r"field-log-bad-mapping.toml.*colour"):
+        import_dataset(case, "csv", DATA / "field-log.csv",
+                       mapping=DATA / "field-log-bad-mapping.toml")
+    with pytest.raises(DatasetError, match="--mapping"):
+        import_dataset(case, "csv", DATA / "field-log.csv")

@@ -43,6 +43,10 @@ class DatasetFormat:
     def extractor(self) -> str:
         return f"import:{self.name}/{self.version}"
 
+    def rules_material(self) -> bytes:
+        """What besides the code and the mapping tables decides the rows (a column mapping)."""
+        return b""
+
     def tables(self) -> MappingTables:
         return load_mappings(self.name, (*self.required, *self.optional))
 

@@ -56,7 +56,12 @@ def dataset_formats() -> dict[str, DatasetFormat]:
 
 def format_named(name: str, mapping: Path | None = None) -> DatasetFormat:
     if name == "csv":
-        raise DatasetError("plain csv files with a column mapping are not imported yet")
+        from casebuilder.intake.datasets.plain_csv import PlainCsv
+
+        if mapping is None:
+            raise DatasetError("a plain csv file is read through its column mapping "
+                               "(--mapping FILE.toml; see docs/datasets.md)")
+        return PlainCsv.from_mapping(mapping)
     formats = dataset_formats()
     if name not in formats:
         raise DatasetError(f"no dataset format {name!r} (known: {', '.join(sorted(formats))})")
@@ -69,6 +74,7 @@ def _rules_digest(fmt: DatasetFormat) -> str:
     package = Path(__file__).parent
     for path in sorted([*package.glob("*.py"), *(MAPPINGS_DIR / fmt.name).glob("*.toml")]):
         digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    digest.update(b"mapping\0" + fmt.rules_material())
     return digest.hexdigest()
 
 
