@@ -356,3 +356,29 @@ def test_plain_csv_mapping_is_checked_on_load(case):
                        mapping=DATA / "field-log-bad-mapping.toml")
     with pytest.raises(DatasetError, match="--mapping"):
         import_dataset(case, "csv", DATA / "field-log.csv")
+
+
+def test_ingest_recognises_datasets_by_content(tmp_path):
+    import shutil
+
+    from casebuilder.intake.datasets.recognising import recognise
+
+    assert recognise((DATA / "acled-dev-attacks.csv").read_bytes()).name == "acled"
+    assert recognise((DATA / "ucdp-ged-sample.csv").read_bytes()).name == "ucdp-ged"
+    assert recognise(HOSTILE.read_bytes()).name == "cir-monitor"
+    assert recognise((DATA / "civilian-harm-sample.json").read_bytes()).name == \
+        "civilian-harm-json"
+    assert recognise((DATA / "geojson-other.geojson").read_bytes()).name == "geojson"
+    assert recognise((DATA / "field-log.csv").read_bytes()) is None
+    assert recognise(b"Shelling hit the town, officials said.\n") is None
+    folder = tmp_path / "in"
+    folder.mkdir()
+    shutil.copy(DATA / "acled-dev-attacks.csv", folder / "export.csv")
+    (folder / "note.txt").write_text("A note with no attack in it.\n", encoding="utf-8")
+    home = tmp_path / "home"
+    done = run_cli("ingest", "--no-extract", folder, home=home)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "(acled)" in done.stdout and "5 incident mentions, 2 context rows" in done.stdout
+    listed = run_cli("rows", "1", home=home) if "item #1" in done.stdout else run_cli(
+        "rows", "2", home=home)
+    assert listed.returncode == 0 and listed.stdout.count("incident") == 5

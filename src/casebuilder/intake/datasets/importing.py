@@ -145,6 +145,16 @@ def import_dataset(case: Case, format_name: str, path: Path, *, mapping: Path | 
             raise DatasetError(f"{shown} was not taken in "
                                f"({problem or 'it changed while it was read'})")
         item_id = item.id
+    return import_item(case, fmt, item_id, data, shown, report)
+
+
+def import_item(case: Case, fmt: DatasetFormat, item_id: int, data: bytes, shown: str,
+                report: ImportReport | None = None) -> ImportReport:
+    """Import the rows of a dataset the case holds already (item ``item_id``, its bytes
+    ``data``): unchanged when its current run is an import with these rules."""
+    report = report or ImportReport(shown, fmt.name)
+    sha256 = hashlib.sha256(data).hexdigest()
+    with case.session() as session:
         current = session.execute(select(schema.ExtractionRun).where(
             schema.ExtractionRun.item_id == item_id,
             schema.ExtractionRun.current.is_(True))).scalars().first()
