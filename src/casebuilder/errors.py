@@ -88,4 +88,4 @@ class GazetteerError(CasebuilderError):
 
 class DatasetError(CasebuilderError):
     """A dataset file cannot be imported at all: an unreadable header, the wrong column set
-    for the format named, not the JSON shape the format has (intake/datasets/)."""
+    for the format named, not the JSON shape the format has (extraction/datasets/)."""

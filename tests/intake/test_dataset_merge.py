@@ -6,8 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from casebuilder.extraction.datasets.importing import import_dataset
 from casebuilder.gazetteer import distance_km
-from casebuilder.intake.datasets.importing import import_dataset
 from casebuilder.preservation.case import open_case
 from casebuilder.preservation.verify import verify_case
 from casebuilder.resolution.incidents import build_incidents

@@ -1,4 +1,4 @@
-"""Importing datasets as evidence (intake/datasets/): the reader's byte spans and bad rows,
+"""Importing datasets as evidence (extraction/datasets/): the reader's byte spans and bad rows,
 the monitor format on a hostile sample of our own, idempotence, verification, and the real
 Russia-Ukraine Monitor file when the shared folder has it."""
 
@@ -15,8 +15,8 @@ from sqlalchemy import func, select
 from tests.conftest import SHARED, run_cli
 
 from casebuilder.errors import DatasetError
-from casebuilder.intake.datasets.importing import import_dataset
-from casebuilder.intake.datasets.reading import read_csv
+from casebuilder.extraction.datasets.importing import import_dataset
+from casebuilder.extraction.datasets.reading import read_csv
 from casebuilder.preservation.verify import verify_case
 from casebuilder.resolution.records import load_mentions
 from casebuilder.store import schema
@@ -361,7 +361,7 @@ def test_plain_csv_mapping_is_checked_on_load(case):
 def test_ingest_recognises_datasets_by_content(tmp_path):
     import shutil
 
-    from casebuilder.intake.datasets.recognising import recognise
+    from casebuilder.extraction.datasets.recognising import recognise
 
     assert recognise((DATA / "acled-dev-attacks.csv").read_bytes()).name == "acled"
     assert recognise((DATA / "ucdp-ged-sample.csv").read_bytes()).name == "ucdp-ged"

@@ -1,5 +1,5 @@
 """Commands for datasets as evidence: ``import FORMAT FILE...`` takes monitors' event tables
-in (intake/datasets/), and ``rows`` lists what became of each row of an imported file."""
+in (extraction/datasets/), and ``rows`` lists what became of each row of an imported file."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ import click
 from casebuilder.cli.main import CliState, cli, opened_case
 
 if TYPE_CHECKING:
-    from casebuilder.intake.datasets.importing import ImportReport
+    from casebuilder.extraction.datasets.importing import ImportReport
 
 SHOWN_LIMIT = 60
 FORMAT_NAMES = ("cir-monitor", "acled", "ucdp-ged", "civilian-harm-json", "geojson", "csv")
@@ -54,7 +54,7 @@ def import_command(state: CliState, format_name: str, paths: tuple[Path, ...],
     Exit status: 0 when every row of every file was imported; 1 when some rows were
     rejected; 2 on an error (a file of another format, a missing column, an unreadable
     file)."""
-    from casebuilder.intake.datasets.importing import import_dataset
+    from casebuilder.extraction.datasets.importing import import_dataset
 
     status = 0
     with opened_case(state) as case:

@@ -159,10 +159,10 @@ def _ingest(state: CliState, paths: tuple[Path, ...], show_progress: bool | None
                 progress.close()
         print_ingest_report(report, state.home)
         if report.stopped is None:
-            # a monitor's event table is imported as rows (intake/datasets/), never read as
+            # a monitor's event table is imported as rows (extraction/datasets/), never read as
             # prose; a row it rejects makes the run partial, as a text not extracted does
             from casebuilder.cli.datasets import print_import
-            from casebuilder.intake.datasets.recognising import import_recognised
+            from casebuilder.extraction.datasets.recognising import import_recognised
 
             for imported in import_recognised(case, report.parsed_item_ids):
                 print_import(imported, show_all=False)

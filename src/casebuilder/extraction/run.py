@@ -60,7 +60,7 @@ def _code_digest() -> str:
 
 EXTRACTOR_ID = f"casebuilder-extractor {__version__} code-{_code_digest()}"
 CACHE_ENV = "CASEBUILDER_CACHE"
-#: The extractor of a run that imported a dataset's rows (intake/datasets/importing.py): such
+#: The extractor of a run that imported a dataset's rows (extraction/datasets/importing.py): such
 #: an item is never read as prose, not even with --force.
 IMPORTED = "import:"
 #: Results of one text kept in memory up to this size, on disk beyond (see _Results).
@@ -288,7 +288,7 @@ def extract_item(case: Case, tools: ExtractionTools, item: schema.Item, *, name:
             schema.ExtractionRun.item_id == item.id,
             schema.ExtractionRun.current.is_(True))).scalars().first()
     if current is not None and current.extractor.startswith(IMPORTED):
-        # a dataset's rows were imported (intake/datasets/): its text is no prose to read
+        # a dataset's rows were imported (extraction/datasets/): its text is no prose to read
         return ExtractOutcome(item.id, name, "unchanged", current.mention_count,
                               current.claim_count)
     rules = Rules(EXTRACTOR_ID, tools.vocabulary.digest, tools.gazetteer_id, json_digest(

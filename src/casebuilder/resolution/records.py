@@ -2,7 +2,7 @@
 
 A mention record is one stored incident mention with its claims and the facts about the
 document it came from (file name, hashes, title, outlet, publication date) that every
-exported source needs. A row of an imported dataset (intake/datasets/) is loaded the same way;
+exported source needs. A row of an imported dataset (extraction/datasets/) is loaded the same way;
 its document is the dataset file named with the row's line, with the row's title and the
 dataset as outlet (:func:`_row_documents`). Resolution builds incidents from these records;
 nothing here writes.

@@ -16,10 +16,10 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from casebuilder.intake.datasets.formats import DatasetFormat, ImportContext
-from casebuilder.intake.datasets.mapping import facts_of
-from casebuilder.intake.datasets.reading import SourceRow
-from casebuilder.intake.datasets.rows import (
+from casebuilder.extraction.datasets.formats import DatasetFormat, ImportContext
+from casebuilder.extraction.datasets.mapping import facts_of
+from casebuilder.extraction.datasets.reading import SourceRow
+from casebuilder.extraction.datasets.rows import (
     CONTEXT,
     INCIDENT,
     RowOutcome,

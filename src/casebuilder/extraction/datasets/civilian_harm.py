@@ -13,10 +13,10 @@ from __future__ import annotations
 from typing import Any
 
 from casebuilder.errors import DatasetError
-from casebuilder.intake.datasets.formats import DatasetFormat, ImportContext, ReadRows
-from casebuilder.intake.datasets.mapping import facts_of
-from casebuilder.intake.datasets.reading import SourceRow, json_row, read_json
-from casebuilder.intake.datasets.rows import (
+from casebuilder.extraction.datasets.formats import DatasetFormat, ImportContext, ReadRows
+from casebuilder.extraction.datasets.mapping import facts_of
+from casebuilder.extraction.datasets.reading import SourceRow, json_row, read_json
+from casebuilder.extraction.datasets.rows import (
     CONTEXT,
     INCIDENT,
     RowOutcome,

@@ -1,6 +1,6 @@
 """Mapping tables: how a dataset's coded columns become casebuilder's categories, weapons,
 target types, perpetrators and precisions, written as rule tables (data files in
-``intake/datasets/mappings/<format>/<decision>.toml``).
+``extraction/datasets/mappings/<format>/<decision>.toml``).
 
 The tables are rule tables of :mod:`casebuilder.extraction.rules` (each rule named, with
 ``about``, ``examples`` and ``counterexamples``; the first rule that fires decides; the table's

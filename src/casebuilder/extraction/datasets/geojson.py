@@ -18,11 +18,10 @@ from datetime import date
 from typing import Any
 
 from casebuilder.errors import DatasetError
-from casebuilder.extraction.vocabulary import shipped_vocabulary
-from casebuilder.intake.datasets.formats import DatasetFormat, ImportContext, ReadRows
-from casebuilder.intake.datasets.mapping import Mapped, MappingTables
-from casebuilder.intake.datasets.reading import JsonFile, JsonNode, SourceRow, read_json
-from casebuilder.intake.datasets.rows import (
+from casebuilder.extraction.datasets.formats import DatasetFormat, ImportContext, ReadRows
+from casebuilder.extraction.datasets.mapping import Mapped, MappingTables
+from casebuilder.extraction.datasets.reading import JsonFile, JsonNode, SourceRow, read_json
+from casebuilder.extraction.datasets.rows import (
     FEATURE_KINDS,
     INCIDENT,
     UNCERTAINTY_KM,
@@ -32,6 +31,7 @@ from casebuilder.intake.datasets.rows import (
     parse_count,
     parse_day,
 )
+from casebuilder.extraction.vocabulary import shipped_vocabulary
 from casebuilder.model.partial_date import PRECISIONS, PartialDate
 
 #: The qualifiers a figure may have (model.claim_values.FigureValue).

@@ -37,11 +37,10 @@ from pathlib import Path
 from typing import Any
 
 from casebuilder.errors import DatasetError
-from casebuilder.extraction.vocabulary import shipped_vocabulary
-from casebuilder.intake.datasets.formats import DatasetFormat, ImportContext
-from casebuilder.intake.datasets.mapping import Mapped, MappingTables
-from casebuilder.intake.datasets.reading import SourceRow
-from casebuilder.intake.datasets.rows import (
+from casebuilder.extraction.datasets.formats import DatasetFormat, ImportContext
+from casebuilder.extraction.datasets.mapping import Mapped, MappingTables
+from casebuilder.extraction.datasets.reading import SourceRow
+from casebuilder.extraction.datasets.rows import (
     CONTEXT,
     INCIDENT,
     UNCERTAINTY_KM,
@@ -53,6 +52,7 @@ from casebuilder.intake.datasets.rows import (
     parse_day,
     place_json,
 )
+from casebuilder.extraction.vocabulary import shipped_vocabulary
 
 FIELDS = ("id", "date", "latitude", "longitude", "place", "admin1", "country", "description",
           "category", "killed", "injured", "weapon", "target")

@@ -11,6 +11,7 @@ row's span. (Decision 0018 says why bytes.)
 
 from __future__ import annotations
 
+import calendar
 import hashlib
 import math
 import re
@@ -19,10 +20,13 @@ from datetime import date, datetime, timedelta
 from typing import Any
 
 from casebuilder.errors import DatasetError
+from casebuilder.extraction.attribution import Attribution
+from casebuilder.extraction.claims import Claim, Provenance
+from casebuilder.extraction.datasets.mapping import Mapped, MappingTables
+from casebuilder.extraction.datasets.reading import Cell, SourceRow
 from casebuilder.extraction.vocabulary import shipped_vocabulary
-from casebuilder.intake.datasets.mapping import Mapped, MappingTables
-from casebuilder.intake.datasets.reading import Cell, SourceRow
 from casebuilder.model.claim_values import (
+    MENTION_RECORD_FIELDS,
     CategoryValue,
     ClaimValue,
     DateValue,
@@ -31,7 +35,6 @@ from casebuilder.model.claim_values import (
     PlaceValue,
     TargetValue,
     WeaponValue,
-    to_json,
 )
 from casebuilder.model.partial_date import PartialDate
 
@@ -40,9 +43,8 @@ DATASET_KIND = "monitoring_dataset"
 
 INCIDENT, CONTEXT, REJECTED = "incident", "context", "rejected"
 
-_MONTHS = {m: i for i, m in enumerate(
-    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
-     "october", "november", "december"], start=1)}
+#: English month names (the datasets' own language for dates), from the standard library.
+_MONTHS = {calendar.month_name[i].lower(): i for i in range(1, 13)}
 _WORDY_DATE = re.compile(r"(\d{1,2})[ -]([A-Za-z]+)[ -](\d{4})")
 
 
@@ -167,14 +169,13 @@ class RowCiter:
         return Cell(column or "", "", self.row.start, self.row.start)
 
     def claim(self, kind: str, value: ClaimValue, cell: Cell, rule: str) -> None:
-        self.claims.append({
-            "kind": kind, "value": to_json(value), "rule": rule[:60], "item_id": self.item_id,
-            "char_start": cell.start, "char_end": cell.end, "quote": cell.text,
-            "sentence_start": self.row.start, "sentence_end": self.row.end,
-            "attributed_to": self.source.name, "speaker_role": "",
-            "source_kind": DATASET_KIND, "party": None, "verb": "recorded",
-            "evidentiality": "stated", "qualifiers": [],
-            "also_attributed": list(self.source.cited)})
+        """A claim of the row citing ``cell``, serialised by the one serialiser of claims."""
+        claim = Claim(kind=kind, value=value, rule=rule[:60], provenance=Provenance(
+            item_id=self.item_id, char_start=cell.start, char_end=cell.end, quote=cell.text,
+            sentence_start=self.row.start, sentence_end=self.row.end), attribution=Attribution(
+            speaker=self.source.name, role="", kind=DATASET_KIND, party=None, verb="recorded",
+            evidentiality="stated", others=self.source.cited))
+        self.claims.append(claim.as_json())
 
     def category(self, decided: Mapped) -> None:
         cell = self.cell(decided.column)
@@ -237,14 +238,12 @@ class RowCiter:
     def mention(self, ident: str, categories: list[str], place_name: str,
                 place: dict[str, Any], when: PartialDate, expression: str) -> dict[str, Any]:
         raw = f"{self.sha256}:{self.format}:{ident}"
-        return {
-            "key": "m-" + hashlib.sha256(raw.encode()).hexdigest()[:16],
-            "situation": False, "categories": categories, "place_name": place_name,
-            "place": place, "lat": place["lat"], "lon": place["lon"],
-            "date_start": when.start.isoformat(), "date_end": when.end.isoformat(),
-            "date_precision": when.precision, "date_expression": expression,
-            "date_basis": "event", "char_start": self.row.start, "char_end": self.row.end,
-        }
+        values = ("m-" + hashlib.sha256(raw.encode()).hexdigest()[:16], False, categories,
+                  place_name, place, place["lat"], place["lon"], when.start.isoformat(),
+                  when.end.isoformat(), when.precision, expression, "event", self.row.start,
+                  self.row.end)
+        # the mention's columns in the order of their one definition
+        return dict(zip(MENTION_RECORD_FIELDS, values, strict=True))
 
 
 #: How far a place given at each precision may lie from its coordinates, in km.

@@ -14,9 +14,9 @@ from collections.abc import Sequence
 from sqlalchemy import select
 
 from casebuilder.errors import DatasetError
-from casebuilder.intake.datasets.formats import DatasetFormat
-from casebuilder.intake.datasets.importing import ImportReport, dataset_formats, import_item
-from casebuilder.intake.datasets.reading import read_csv
+from casebuilder.extraction.datasets.formats import DatasetFormat
+from casebuilder.extraction.datasets.importing import ImportReport, dataset_formats, import_item
+from casebuilder.extraction.datasets.reading import read_csv
 from casebuilder.preservation.case import Case
 from casebuilder.store import schema
 

@@ -8,9 +8,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
 from casebuilder.errors import CasebuilderError, DatasetError
-from casebuilder.intake.datasets.mapping import MappingTables, load_mappings
-from casebuilder.intake.datasets.reading import SourceRow, read_csv
-from casebuilder.intake.datasets.rows import RowCiter, RowOutcome, RowProblem, rejected
+from casebuilder.extraction.datasets.mapping import MappingTables, load_mappings
+from casebuilder.extraction.datasets.reading import SourceRow, read_csv
+from casebuilder.extraction.datasets.rows import RowCiter, RowOutcome, RowProblem, rejected
 
 
 @dataclass(frozen=True)
@@ -83,7 +83,7 @@ class DatasetFormat:
 
     def citer(self, row: SourceRow, context: ImportContext, cited: tuple[str, ...] = ()
               ) -> RowCiter:
-        from casebuilder.intake.datasets.rows import DatasetSource
+        from casebuilder.extraction.datasets.rows import DatasetSource
 
         return RowCiter(context.item_id, context.sha256, self.name, row,
                         DatasetSource(self.label, cited))

@@ -10,10 +10,10 @@ and its category, weapon, target and attacker come from the tables in mappings/c
 
 from __future__ import annotations
 
-from casebuilder.intake.datasets.formats import DatasetFormat, ImportContext
-from casebuilder.intake.datasets.mapping import facts_of
-from casebuilder.intake.datasets.reading import SourceRow
-from casebuilder.intake.datasets.rows import (
+from casebuilder.extraction.datasets.formats import DatasetFormat, ImportContext
+from casebuilder.extraction.datasets.mapping import facts_of
+from casebuilder.extraction.datasets.reading import SourceRow
+from casebuilder.extraction.datasets.rows import (
     CONTEXT,
     INCIDENT,
     RowOutcome,

@@ -28,10 +28,10 @@ from typing import Any
 from sqlalchemy import insert, select, update
 
 from casebuilder.errors import DatasetError, IntakeError
+from casebuilder.extraction.datasets.formats import DatasetFormat, ImportContext
+from casebuilder.extraction.datasets.mapping import MAPPINGS_DIR
+from casebuilder.extraction.datasets.rows import CONTEXT, INCIDENT, REJECTED, RowOutcome
 from casebuilder.extraction.run import _Results
-from casebuilder.intake.datasets.formats import DatasetFormat, ImportContext
-from casebuilder.intake.datasets.mapping import MAPPINGS_DIR
-from casebuilder.intake.datasets.rows import CONTEXT, INCIDENT, REJECTED, RowOutcome
 from casebuilder.intake.ingest import IngestReport, ingest
 from casebuilder.preservation.canonical import json_digest
 from casebuilder.preservation.case import Case
@@ -44,11 +44,11 @@ GAZETTEER = "none: places as the dataset gives them"
 
 
 def dataset_formats() -> dict[str, DatasetFormat]:
-    from casebuilder.intake.datasets.acled import Acled
-    from casebuilder.intake.datasets.cir_monitor import CirMonitor
-    from casebuilder.intake.datasets.civilian_harm import CivilianHarm
-    from casebuilder.intake.datasets.geojson import GeoJson
-    from casebuilder.intake.datasets.ucdp_ged import UcdpGed
+    from casebuilder.extraction.datasets.acled import Acled
+    from casebuilder.extraction.datasets.cir_monitor import CirMonitor
+    from casebuilder.extraction.datasets.civilian_harm import CivilianHarm
+    from casebuilder.extraction.datasets.geojson import GeoJson
+    from casebuilder.extraction.datasets.ucdp_ged import UcdpGed
 
     found: list[DatasetFormat] = [CirMonitor(), Acled(), UcdpGed(), CivilianHarm(), GeoJson()]
     return {f.name: f for f in found}
@@ -56,7 +56,7 @@ def dataset_formats() -> dict[str, DatasetFormat]:
 
 def format_named(name: str, mapping: Path | None = None) -> DatasetFormat:
     if name == "csv":
-        from casebuilder.intake.datasets.plain_csv import PlainCsv
+        from casebuilder.extraction.datasets.plain_csv import PlainCsv
 
         if mapping is None:
             raise DatasetError("a plain csv file is read through its column mapping "
