@@ -382,3 +382,18 @@ def test_ingest_recognises_datasets_by_content(tmp_path):
     listed = run_cli("rows", "1", home=home) if "item #1" in done.stdout else run_cli(
         "rows", "2", home=home)
     assert listed.returncode == 0 and listed.stdout.count("incident") == 5
+
+
+def test_verify_finds_an_edited_dataset_row(case):
+    from sqlalchemy import update
+
+    report = import_dataset(case, "cir-monitor", HOSTILE)
+    assert verify_case(case).ok
+    with case.session() as session:
+        session.execute(update(schema.DatasetRow).where(
+            schema.DatasetRow.item_id == report.item_id, schema.DatasetRow.line == 7).values(
+            status="context", reason=None, rule="rows/military-presence"))
+        session.commit()
+    found = verify_case(case)
+    assert not found.ok
+    assert any("dataset rows" in f.problem for f in found.failures), found.failures

@@ -33,10 +33,13 @@ from casebuilder.extraction.datasets.mapping import MAPPINGS_DIR
 from casebuilder.extraction.datasets.rows import CONTEXT, INCIDENT, REJECTED, RowOutcome
 from casebuilder.extraction.run import _Results
 from casebuilder.intake.ingest import IngestReport, ingest
-from casebuilder.preservation.canonical import json_digest
 from casebuilder.preservation.case import Case
 from casebuilder.preservation.items import item_ref
-from casebuilder.preservation.verify import CURRENT_RESULTS_FORMAT
+from casebuilder.preservation.verify import (
+    CURRENT_RESULTS_FORMAT,
+    DATASET_ROW_FIELDS,
+    dataset_rows_digest,
+)
 from casebuilder.store import schema
 
 #: What an import's coordinates come from: the dataset, never the gazetteer.
@@ -175,10 +178,9 @@ def import_item(case: Case, fmt: DatasetFormat, item_id: int, data: bytes, shown
 
 
 def _row_record(o: RowOutcome) -> dict[str, Any]:
-    return {"number": o.row.number, "line": o.row.line, "line_end": o.row.line_end,
-            "byte_start": o.row.start, "byte_end": o.row.end, "status": o.status,
-            "rule": o.rule[:120], "reason": o.reason, "mention_key": o.key,
-            "facts": o.facts, "cells": o.row.spans()}
+    values = (o.row.number, o.row.line, o.row.line_end, o.row.start, o.row.end, o.status,
+              o.rule[:120], o.reason, o.key, o.facts, o.row.spans())
+    return dict(zip(DATASET_ROW_FIELDS, values, strict=True))
 
 
 def _record(case: Case, item_id: int, fmt: DatasetFormat, rules: str, sha256: str,
@@ -203,7 +205,7 @@ def _record(case: Case, item_id: int, fmt: DatasetFormat, rules: str, sha256: st
                 "claims": results.claims, "results_sha256": digest,
                 "dataset_format": fmt.name, "rows": len(rows),
                 "rows_by_status": dict(sorted(counts.items())),
-                "rows_sha256": json_digest(rows)})
+                "rows_sha256": dataset_rows_digest(rows)})
             run = schema.ExtractionRun(
                 item_id=item_id, text_item_id=item_id, extractor=fmt.extractor,
                 vocabulary_sha256=rules, gazetteer=GAZETTEER, source_sha256=sha256,
