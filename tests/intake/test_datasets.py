@@ -397,3 +397,15 @@ def test_verify_finds_an_edited_dataset_row(case):
     found = verify_case(case)
     assert not found.ok
     assert any("dataset rows" in f.problem for f in found.failures), found.failures
+
+
+def test_extract_never_reads_an_imported_dataset_as_prose(case, extraction_tools):
+    from casebuilder.extraction.run import extract_items
+
+    report = import_dataset(case, "acled", DATA / "acled-dev-attacks.csv")
+    done = extract_items(case, extraction_tools, [report.item_id], force=True)
+    assert [o.status for o in done.outcomes] == ["unchanged"]
+    with case.session() as session:
+        runs = list(session.execute(select(schema.ExtractionRun)).scalars())
+    assert len(runs) == 1 and runs[0].extractor == "import:acled/1"
+    assert len(load_mentions(case)) == 5

@@ -84,6 +84,8 @@ def parse_day(text: str, column: str) -> date:
     """A day as datasets write it: 2022-03-16, 2022-03-16 00:00:00(.000), 16 March 2022,
     16-Mar-2022, 03/16/2022 (month first, as the civilian-harm export writes it)."""
     value = text.strip()
+    if not value:
+        raise RowProblem(f"no {column} (the cell is empty)")
     try:
         if len(value) >= 10 and value[4] == "-" and value[7] == "-":
             rest = value[10:].strip()
