@@ -84,3 +84,8 @@ class NotFound(CasebuilderError):
 class GazetteerError(CasebuilderError):
     """The place gazetteer could not be built: a data package or a shipped data file is missing
     or malformed, or a shipped entry points at a place the gazetteer does not hold."""
+
+
+class DatasetError(CasebuilderError):
+    """A dataset file cannot be imported at all: an unreadable header, the wrong column set
+    for the format named, not the JSON shape the format has (extraction/datasets/)."""

@@ -68,3 +68,28 @@ def test_full_flow_on_postgresql(postgres_url, tmp_path, dev_reports, extraction
         assert any("item 3" in f and "sha512" in f for f in failures)
     finally:
         reopened.close()
+
+
+def test_dataset_import_on_postgresql(postgres_url, tmp_path):
+    from pathlib import Path
+
+    from casebuilder.extraction.datasets.importing import import_dataset
+    from casebuilder.resolution.records import load_mentions
+
+    data = Path(__file__).resolve().parent.parent / "data" / "datasets"
+    case = init_case(tmp_path / "home", environ={"CASEBUILDER_DATABASE_URL": postgres_url})
+    try:
+        monitor = import_dataset(case, "cir-monitor", data / "cir-monitor-hostile.csv")
+        acled = import_dataset(case, "acled", data / "acled-dev-attacks.csv")
+        assert monitor.counts == {"incident": 6, "context": 4, "rejected": 9}
+        assert acled.counts["incident"] == 5
+        assert import_dataset(case, "acled", data / "acled-dev-attacks.csv").status == \
+            "unchanged"
+        assert len(load_mentions(case)) == 11
+        assert build_incidents(case)
+        assert verify_case(case).ok
+        with case.engine.begin() as conn:  # an insider turns a rejected row into context
+            conn.execute(text("UPDATE dataset_rows SET status = 'context' WHERE line = 7"))
+        assert any("dataset rows" in f.problem for f in verify_case(case).failures)
+    finally:
+        case.close()

@@ -158,6 +158,15 @@ def _ingest(state: CliState, paths: tuple[Path, ...], show_progress: bool | None
             if progress is not None:
                 progress.close()
         print_ingest_report(report, state.home)
+        if report.stopped is None:
+            # a monitor's event table is imported as rows (extraction/datasets/), never read as
+            # prose; a row it rejects makes the run partial, as a text not extracted does
+            from casebuilder.cli.datasets import print_import
+            from casebuilder.extraction.datasets.recognising import import_recognised
+
+            for imported in import_recognised(case, report.parsed_item_ids):
+                print_import(imported, show_all=False)
+                extracted = extracted and not imported.counts.get("rejected")
         if extract and report.stopped is None:
             # The texts read now, and every text an earlier run stored but never extracted (it
             # was killed, or the disk filled): each stored text is extracted exactly once (a

@@ -96,6 +96,7 @@ def init(state: CliState, name: str, investigator: str) -> None:
 # Command modules register themselves on `cli` when imported.
 from casebuilder.cli import (  # noqa: E402
     bundles,
+    datasets,
     demo,
     elements,
     extraction,
@@ -108,8 +109,8 @@ from casebuilder.cli import (  # noqa: E402
     texts,
 )
 
-del bundles, demo, elements, extraction, incidents, keys, locker, patterns, recovery, sealing, \
-    texts
+del (bundles, datasets, demo, elements, extraction, incidents, keys, locker, patterns, recovery,
+     sealing, texts)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -60,6 +60,9 @@ def _code_digest() -> str:
 
 EXTRACTOR_ID = f"casebuilder-extractor {__version__} code-{_code_digest()}"
 CACHE_ENV = "CASEBUILDER_CACHE"
+#: The extractor of a run that imported a dataset's rows (extraction/datasets/importing.py): such
+#: an item is never read as prose, not even with --force.
+IMPORTED = "import:"
 #: Results of one text kept in memory up to this size, on disk beyond (see _Results).
 SPOOL_BYTES = 32 * 1024 * 1024
 
@@ -284,6 +287,10 @@ def extract_item(case: Case, tools: ExtractionTools, item: schema.Item, *, name:
         current = session.execute(select(schema.ExtractionRun).where(
             schema.ExtractionRun.item_id == item.id,
             schema.ExtractionRun.current.is_(True))).scalars().first()
+    if current is not None and current.extractor.startswith(IMPORTED):
+        # a dataset's rows were imported (extraction/datasets/): its text is no prose to read
+        return ExtractOutcome(item.id, name, "unchanged", current.mention_count,
+                              current.claim_count)
     rules = Rules(EXTRACTOR_ID, tools.vocabulary.digest, tools.gazetteer_id, json_digest(
         [source.text, source.title, source.outlet,
          source.published.isoformat() if source.published else None]))

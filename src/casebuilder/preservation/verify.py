@@ -17,8 +17,9 @@ Checks, each reporting every failure it finds rather than stopping at the first:
    items (hashes, kind, format, parse results, creation time), origins (one per ``ingest``
    entry: time, actor, path, name, relation, parent, sidecar, mtime, collection digest),
    derivations (one per ``derive`` entry), extraction runs (one per ``extract`` entry; the
-   digest of their mentions and claims is recomputed from the stored rows; the current run of
-   an item is the latest one logged), analysts' decisions (one per entry that records one)
+   digest of their mentions and claims is recomputed from the stored rows, and of an
+   import's dataset rows; the current run of an item is the latest one logged), analysts'
+   decisions (one per entry that records one)
    and texts the extractor failed on (one per ``extract-failed`` entry).
 
 The log, the checkpoints and the database rows are read under the case lock, so a command
@@ -76,6 +77,7 @@ from casebuilder.store.schema import (
     Checkpoint,
     Claim,
     CustodyEvent,
+    DatasetRow,
     Derivation,
     ExtractionFailure,
     ExtractionRun,
@@ -116,6 +118,10 @@ LEGACY_CLAIM_FIELDS = {key: col for key, col in CLAIM_FIELDS.items() if key != "
 #: fields its results digest covers. Entries logged before formats were recorded have none.
 RESULTS_FORMATS = {2: CLAIM_FIELDS}
 CURRENT_RESULTS_FORMAT = 2
+#: The columns of a dataset row as an import digests them (``rows_sha256`` of its extract
+#: entry, extraction/datasets/importing.py), in this order.
+DATASET_ROW_FIELDS = ("number", "line", "line_end", "byte_start", "byte_end", "status", "rule",
+                      "reason", "mention_key", "facts", "cells")
 
 
 @dataclass(frozen=True)
@@ -177,6 +183,8 @@ class _Snapshot:
     seal: bytes | None = None
     seal_error: str | None = None
     extraction_failures: list[ExtractionFailure] = field(default_factory=list)
+    #: rows of imported datasets (extraction/datasets/), checked against their run's entry
+    dataset_rows: list[DatasetRow] = field(default_factory=list)
     lock_note: str | None = None
     #: files recovery moved aside (name -> contents, or the error reading them)
     aside: dict[str, tuple[bytes | None, str | None]] = field(default_factory=dict)
@@ -250,6 +258,7 @@ def _snapshot(case: Case) -> _Snapshot:
                 seal=seal,
                 seal_error=seal_error,
                 extraction_failures=rows(ExtractionFailure, ExtractionFailure.id),
+                dataset_rows=rows(DatasetRow, DatasetRow.id),
                 lock_note=lock_note,
                 aside=aside,
                 command_running=running,
@@ -1387,7 +1396,40 @@ def _check_extraction(
         report,
     )
     _check_current_runs(snap.runs, entries, report)
+    _check_dataset_rows(snap, runs, entries, report)
     report.counts["extraction runs"] = len(snap.runs)
+
+
+def dataset_rows_digest(rows: list[dict[str, Any]]) -> str | None:
+    """The digest an import records of its dataset rows (each a dict of DATASET_ROW_FIELDS)."""
+    return _digest([{name: row[name] for name in DATASET_ROW_FIELDS} for row in rows])
+
+
+def _check_dataset_rows(snap: _Snapshot, runs: dict[int, ExtractionRun],
+                        entries: dict[int, dict[str, Any]], report: VerificationReport) -> None:
+    """Each import's dataset rows are those its extract entry counted and digested."""
+    by_run = _group(snap.dataset_rows, lambda r: r.run_id)
+    for run_id in sorted(set(by_run) - set(runs)):
+        report.fail(f"extraction run {run_id}", f"is missing from the database, but "
+                                                f"{len(by_run[run_id])} dataset row(s) name it")
+    for run in runs.values():
+        entry = entries.get(run.entry_seq)
+        details = _details(entry) if entry is not None else {}
+        if "rows_sha256" not in details and not by_run.get(run.id):
+            continue
+        subject = f"extraction run {run.id} of item {run.item_id}"
+        rows = by_run.get(run.id, [])
+        if len(rows) != details.get("rows"):
+            report.fail(subject, f"{len(rows)} dataset row(s) in the database, log entry "
+                                 f"{run.entry_seq} recorded {_shown(details.get('rows'))}: rows "
+                                 "were deleted or added")
+        recorded = [{name: getattr(r, name) for name in DATASET_ROW_FIELDS} for r in rows]
+        if dataset_rows_digest(recorded) != details.get("rows_sha256"):
+            report.fail(subject, "its dataset rows in the database differ from the digest "
+                                 f"recorded in log entry {run.entry_seq}: a row's status, rule, "
+                                 "reason, line or span was edited")
+    if snap.dataset_rows:
+        report.counts["dataset rows"] = len(snap.dataset_rows)
 
 
 def _check_run(

@@ -4,7 +4,9 @@ Mentions are taken in the order they were reported. Each one joins the first ear
 is compatible with, or starts a new one. Compatible means all of:
 
 * **place**: the two places are the same or one lies within the other's reach (a station
-  inside its city; a district inside its city), allowing for how coarsely each was placed; two
+  inside its city; a district inside its city), allowing for how coarsely each was placed; a
+  settlement a dataset placed by its coordinates (no gazetteer id) is the same settlement as
+  one whose radius holds its point; two
   settlements only when they are neighbours (edges within profiles.toml [merge]
   ``neighbours_km``: a village and the next, a city and its suburb) and the reports give the
   same single day and the same toll or specific target;
@@ -140,6 +142,12 @@ def place_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
     if a.place_id and a.place_id == b.place_id:
         return True, "same place"
     if a.feature_kind == b.feature_kind == "settlement":
+        if not (a.place_id and b.place_id):
+            # a settlement placed by a dataset's coordinates, not the gazetteer: the same
+            # settlement when its point lies within the other's radius
+            km = distance_km((a.lat, a.lon), (b.lat, b.lon))
+            if km <= max(a.uncertainty_km, b.uncertainty_km):
+                return True, f"same settlement, {km:.1f} km apart"
         # a village is not inside the next town; but one attack on a village and its
         # neighbour, or a city and its suburb, is told at either (see neighbours_match)
         gap = distance_km((a.lat, a.lon), (b.lat, b.lon)) - a.uncertainty_km - b.uncertainty_km

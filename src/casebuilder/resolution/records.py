@@ -2,7 +2,10 @@
 
 A mention record is one stored incident mention with its claims and the facts about the
 document it came from (file name, hashes, title, outlet, publication date) that every
-exported source needs. Resolution builds incidents from these records; nothing here writes.
+exported source needs. A row of an imported dataset (extraction/datasets/) is loaded the same way;
+its document is the dataset file named with the row's line, with the row's title and the
+dataset as outlet (:func:`_row_documents`). Resolution builds incidents from these records;
+nothing here writes.
 
 A stored claim of kind ``not_taken`` (a value a rule set aside, and the rule) is no evidence:
 it goes to the record's :attr:`MentionRecord.not_taken`, never to its claims, so nothing that
@@ -17,15 +20,16 @@ extractor whose values had another shape is re-extracted with ``casebuilder extr
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import Any, TypeVar, cast
 
 from sqlalchemy import select
+from sqlalchemy.orm import Session
 
 from casebuilder.errors import ClaimValueError
 from casebuilder.extraction.claims import NOT_TAKEN
-from casebuilder.extraction.run import parse_published
+from casebuilder.extraction.run import IMPORTED, parse_published
 from casebuilder.model.claim_values import ClaimValue, from_json
 from casebuilder.model.partial_date import PartialDate, Precision
 from casebuilder.preservation.case import Case
@@ -116,6 +120,27 @@ def _document(item: schema.Item) -> DocumentInfo:
     )
 
 
+def _row_documents(session: Session, run_ids: list[int], documents: dict[int, DocumentInfo]
+                   ) -> dict[tuple[int, str], DocumentInfo]:
+    """Each imported dataset row as the document its claims come from: the dataset file's
+    item and hashes, named with the row's line, titled with the row's own words, the dataset
+    as its outlet, and published when the row says it was recorded (or on the event's day)."""
+    out: dict[tuple[int, str], DocumentInfo] = {}
+    for row in session.execute(select(schema.DatasetRow).where(
+            schema.DatasetRow.run_id.in_(run_ids),
+            schema.DatasetRow.mention_key.is_not(None))).scalars():
+        whole = documents.get(row.item_id)
+        if whole is None or row.mention_key is None:
+            continue
+        facts = row.facts or {}
+        raw = str(facts.get("published") or facts.get("date") or "")
+        out[(row.run_id, row.mention_key)] = replace(
+            whole, name=f"{whole.name} line {row.line}", title=str(facts.get("title") or ""),
+            outlet=str(facts.get("source") or whole.outlet), published=parse_published(raw),
+            published_raw=raw)
+    return out
+
+
 def load_mentions(case: Case) -> list[MentionRecord]:
     """Every mention of every current extraction run, in document and text order."""
     with case.session() as session:
@@ -132,6 +157,8 @@ def load_mentions(case: Case) -> list[MentionRecord]:
             schema.Claim.id)).scalars())
         documents = {item.id: _document(item) for item in session.execute(select(
             schema.Item).where(schema.Item.id.in_({r.item_id for r in rows}))).scalars()}
+        imported = [i for i, r in runs.items() if r.extractor.startswith(IMPORTED)]
+        row_documents = _row_documents(session, imported, documents) if imported else {}
     records: dict[int, MentionRecord] = {}
     for row in rows:
         value = None
@@ -143,7 +170,7 @@ def load_mentions(case: Case) -> list[MentionRecord]:
             id=row.id, key=row.key, situation=row.situation, categories=list(row.categories),
             place_name=row.place_name, place=row.place, date=value,
             date_expression=row.date_expression or "", date_basis=row.date_basis or "",
-            document=documents[row.item_id])
+            document=row_documents.get((row.run_id, row.key)) or documents[row.item_id])
     for c in claims:
         record = records[c.mention_id]
         (record.not_taken if c.kind == NOT_TAKEN else record.claims).append(ClaimRecord(

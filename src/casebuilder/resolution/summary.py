@@ -251,8 +251,9 @@ def _report_key(raw: str, published: date | None) -> str:
 
 
 #: How reliable each kind of source is taken to be for casualty figures (lower is better).
-FIGURE_RELIABILITY = {"monitoring_mission": 0, "official": 1, "journalist": 1, "imagery": 2,
-                      "witness": 2, "outlet": 3, "belligerent_statement": 3, "unknown": 3}
+FIGURE_RELIABILITY = {"monitoring_mission": 0, "monitoring_dataset": 1, "official": 1,
+                      "journalist": 1, "imagery": 2, "witness": 2, "outlet": 3,
+                      "belligerent_statement": 3, "unknown": 3}
 
 
 def best_figure(incident: Incident, measure: str) -> Figure | None:

@@ -267,3 +267,31 @@ class AnalystDecision(Base):
     actor: Mapped[str] = mapped_column(String(200))
     at: Mapped[str] = mapped_column(String(32))
     entry_seq: Mapped[int] = mapped_column(Integer)
+
+
+class DatasetRow(Base):
+    """One row (or feature) of an imported dataset, and what became of it.
+
+    ``status`` is ``incident`` (it became the incident mention ``mention_key``), ``context``
+    (recorded, not harm to civilians: troop movements, military losses; ``rule`` names the
+    mapping rule that said so) or ``rejected`` (``reason`` says why: bad coordinates, an
+    unreadable date, broken quoting ...). ``byte_start``/``byte_end`` are offsets in the stored
+    original's bytes; ``line`` and ``line_end`` its first and last line (1-based); ``cells``
+    maps each column to the byte span of its cell. See docs/decisions/0018.
+    """
+
+    __tablename__ = "dataset_rows"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    run_id: Mapped[int] = mapped_column(ForeignKey("extraction_runs.id"), index=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"))
+    number: Mapped[int] = mapped_column(Integer)  # the row's place among the data rows, from 1
+    line: Mapped[int] = mapped_column(Integer)
+    line_end: Mapped[int] = mapped_column(Integer)
+    byte_start: Mapped[int] = mapped_column(BigInteger)
+    byte_end: Mapped[int] = mapped_column(BigInteger)
+    status: Mapped[str] = mapped_column(String(12))  # incident | context | rejected
+    rule: Mapped[str] = mapped_column(String(120))
+    reason: Mapped[str | None] = mapped_column(Text)
+    mention_key: Mapped[str | None] = mapped_column(String(40))
+    facts: Mapped[dict[str, Any]] = mapped_column(JSON)  # entry id, date, place, title as given
+    cells: Mapped[dict[str, Any]] = mapped_column(JSON)  # column -> [byte_start, byte_end]

@@ -4,4 +4,4 @@
 start-up path in :func:`casebuilder.store.database.ensure_schema` cannot drift.
 """
 
-HEAD = "0007_second_digest_later"
+HEAD = "0008_dataset_rows"
