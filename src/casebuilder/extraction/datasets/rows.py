@@ -238,11 +238,16 @@ class RowCiter:
                     add(decided)
 
     def mention(self, ident: str, categories: list[str], place_name: str,
-                place: dict[str, Any], when: PartialDate, expression: str) -> dict[str, Any]:
+                place: dict[str, Any], when: PartialDate, expression: str,
+                basis: str = "event") -> dict[str, Any]:
+        """The row's mention; ``basis`` says what its date dates: the event, only the report
+        of it, or a continuing situation (then the mention is one), when the dataset says so
+        (casebuilder's own export does)."""
         raw = f"{self.sha256}:{self.format}:{ident}"
-        values = ("m-" + hashlib.sha256(raw.encode()).hexdigest()[:16], False, categories,
+        values = ("m-" + hashlib.sha256(raw.encode()).hexdigest()[:16], basis == "situation",
+                  categories,
                   place_name, place, place["lat"], place["lon"], when.start.isoformat(),
-                  when.end.isoformat(), when.precision, expression, "event", self.row.start,
+                  when.end.isoformat(), when.precision, expression, basis, self.row.start,
                   self.row.end)
         # the mention's columns in the order of their one definition
         return dict(zip(MENTION_RECORD_FIELDS, values, strict=True))
