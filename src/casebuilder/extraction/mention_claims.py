@@ -433,12 +433,16 @@ class ClaimWriter:
 
     def _acts(self, tokens: list[Token], actor: PhraseMatch[str]) -> bool:
         """Is the party named the one said to act? ("Russian troops opened fire", "a
-        Russian missile", "killed by Russian shelling"; not "Ukrainian soldiers removed
-        bodies")."""
+        Russian missile", "killed by Russian shelling", "fired by the Russian army"; not
+        "Ukrainian soldiers removed bodies")."""
         agency = self.vocabulary.agency_verbs
         if actor.phrase.split()[-1] in agency:
             return True
         if actor.first > 0 and tokens[actor.first - 1].lower == "by":
+            return True
+        # "used only by the Ukrainian military": the agent after "by" and a determiner
+        if actor.first > 1 and tokens[actor.first - 2].lower == "by" and \
+                tokens[actor.first - 1].lower in self.lexicon.words("determiners"):
             return True
         after = [t.lower for t in tokens[actor.last : actor.last + 5]]
         return any(w in agency for w in after)
