@@ -148,6 +148,13 @@ def test_the_commands_show_log_record_and_withdraw_a_finding(dev_case_copy, dev_
     assert view["action"] == "view" and view["details"]["what"] == "element matrix"
     assert view["details"]["incident"] == incident and view["items"]
 
+    def third_row() -> dict:  # type: ignore[type-arg]
+        shown = run_cli("elements", incident, "--charge", "8(2)(b)(i)", "--json",
+                        home=dev_case_copy)
+        return json.loads(shown.stdout)["crimes"][0]["elements"][2]  # type: ignore[no-any-return]
+
+    before = third_row()
+    assert before["finding"] is None
     refused = run_cli("element", "assess", incident, "8(2)(b)(i)-3", "--status", "supported",
                       "--reason", "no standard given", home=dev_case_copy)
     assert refused.returncode == 2 and "standard" in refused.stderr
@@ -164,15 +171,16 @@ def test_the_commands_show_log_record_and_withdraw_a_finding(dev_case_copy, dev_
     table = run_cli("elements", incident, "--charge", "8(2)(b)(i)", home=dev_case_copy)
     assert table.returncode == 0, table.stderr
     assert "analyst-found-supported" in table.stdout and "reasonable_grounds" in table.stdout
-    row = json.loads(run_cli("elements", incident, "--charge", "8(2)(b)(i)", "--json",
-                             home=dev_case_copy).stdout)["crimes"][0]["elements"][2]
-    assert row["status"] == "supported" and row["finding"]["actor"] and row["finding"]["at"]
+    row = third_row()
+    assert row["status"] == "supported" and row["rule"] == "analyst-found-supported"
+    assert row["finding"]["actor"] and row["finding"]["at"]
 
     withdrawn = run_cli("element", "undo", str(decision), "--reason", "premature",
                         home=dev_case_copy)
     assert withdrawn.returncode == 0, withdrawn.stderr
-    row = json.loads(run_cli("elements", incident, "--charge", "8(2)(b)(i)", "--json",
-                             home=dev_case_copy).stdout)["crimes"][0]["elements"][2]
-    assert row["status"] == "needs_analyst" and row["finding"] is None
+    row = third_row()
+    # withdrawn: the element is back to what the claims and the pattern findings give
+    assert (row["status"], row["rule"]) == (before["status"], before["rule"])
+    assert row["finding"] is None
     assert run_cli("element", "assess", incident, "8(2)(b)(i)-9", "--status", "gap",
                    "--reason", "x", home=dev_case_copy).returncode == 2
