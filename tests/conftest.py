@@ -26,6 +26,14 @@ def pytest_configure(config: pytest.Config) -> None:
     # outlives the test that started it; tests of the background sealer ask for it (and
     # cases made with environ={} keep the default, so library ingests leave SHA-512 pending).
     os.environ.setdefault(SECOND_DIGEST_ENV, "inline")
+    # The hundreds of `casebuilder` processes tests start would each compile the modules they
+    # import from source where the environment forbids writing bytecode
+    # (PYTHONDONTWRITEBYTECODE, as on our CI machine): write it once, before any worker
+    # starts. Stale or missing files only cost time, never change a result.
+    if not hasattr(config, "workerinput"):
+        import compileall
+
+        compileall.compile_dir(Path(__file__).resolve().parent.parent / "src", quiet=2)
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
