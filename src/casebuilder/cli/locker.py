@@ -92,6 +92,7 @@ def print_ingest_report(report: IngestReport, home: Path) -> None:
             click.echo(f"Warning: checkpoint not time-stamped: {cp.timestamp_problem}")
 
 
+
 @cli.command("ingest")
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path, exists=False))
 @click.option(
@@ -158,7 +159,12 @@ def _ingest(state: CliState, paths: tuple[Path, ...], show_progress: bool | None
             if progress is not None:
                 progress.close()
         print_ingest_report(report, state.home)
-        if report.stopped is None:
+        # Only a text or JSON file can be a monitor's event table: a run of photos or videos
+        # does not load the importers (a tenth of a second of a large file's ingest).
+        from casebuilder.extraction.datasets import DATASET_CARRIERS
+
+        if report.stopped is None and any(o.parsed and o.format in DATASET_CARRIERS
+                                          for o in report.outcomes):
             # a monitor's event table is imported as rows (extraction/datasets/), never read as
             # prose; a row it rejects makes the run partial, as a text not extracted does
             from casebuilder.cli.datasets import print_import

@@ -11,3 +11,7 @@ row, or a rejected row) whose every value cites its cell.
 
 See docs/decisions/0018-datasets-as-evidence.md.
 """
+
+#: The item formats a dataset can arrive as: ``ingest`` looks for datasets among these only
+#: (recognising.py), so a run of photos or videos never loads the importers.
+DATASET_CARRIERS = ("text", "json")

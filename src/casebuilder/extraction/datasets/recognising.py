@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from sqlalchemy import select
 
 from casebuilder.errors import DatasetError
+from casebuilder.extraction.datasets import DATASET_CARRIERS
 from casebuilder.extraction.datasets.formats import DatasetFormat
 from casebuilder.extraction.datasets.importing import ImportReport, dataset_formats, import_item
 from casebuilder.extraction.datasets.reading import read_csv
@@ -73,7 +74,7 @@ def import_recognised(case: Case, item_ids: Sequence[int]) -> list[ImportReport]
         items = [(i.id, i.sha256, i.size, i.origins[0].name if i.origins else f"item {i.id}")
                  for i in session.execute(select(schema.Item).where(
                      schema.Item.id.in_(list(item_ids)), schema.Item.kind == "original",
-                     schema.Item.format.in_(["text", "json"])).order_by(
+                     schema.Item.format.in_(list(DATASET_CARRIERS))).order_by(
                      schema.Item.id)).scalars()]
     reports = []
     for item_id, sha256, _size, name in items:
