@@ -85,11 +85,6 @@ def holm(tests: Sequence[StatTest], alpha: float) -> None:
         tests[i].significant = running < alpha
 
 
-def haversine_km(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
-    """The gazetteer's great-circle distance (the one definition), for two points."""
-    return distance_km((lat1, lon1), (lat2, lon2))
-
-
 def pairs_within(lat: NDArray[np.float64], lon: NDArray[np.float64], km: float
                  ) -> tuple[NDArray[np.intp], NDArray[np.intp], NDArray[np.float64]]:
     """Every pair (i < j) of points within ``km`` of each other on the sphere, with the
@@ -117,7 +112,7 @@ def pairs_within(lat: NDArray[np.float64], lon: NDArray[np.float64], km: float
 def extent(lat: Sequence[float], lon: Sequence[float]) -> dict[str, Any]:
     """Where a group of points lies: centre, the farthest point from it, the bounding box."""
     clat, clon = float(np.mean(lat)), float(np.mean(lon))
-    radius = max(haversine_km(clat, clon, a, b) for a, b in zip(lat, lon, strict=True))
+    radius = max(distance_km((clat, clon), (a, b)) for a, b in zip(lat, lon, strict=True))
     return {"centre": [rounded(clat, 5), rounded(clon, 5)], "radius_km": rounded(radius, 3),
             "bbox": [rounded(min(lat), 5), rounded(min(lon), 5), rounded(max(lat), 5),
                      rounded(max(lon), 5)]}

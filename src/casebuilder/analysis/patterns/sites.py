@@ -19,10 +19,10 @@ from dataclasses import asdict
 
 import numpy as np
 
-from casebuilder.analysis.patterns.findings import Finding, extent, haversine_km, pairs_within
+from casebuilder.analysis.patterns.findings import Finding, extent, pairs_within
 from casebuilder.analysis.patterns.parameters import SiteParameters
 from casebuilder.analysis.patterns.records import IncidentRecord
-from casebuilder.gazetteer.geo import EARTH_RADIUS_KM
+from casebuilder.gazetteer.geo import EARTH_RADIUS_KM, distance_km
 
 
 def _components(n: int, i: np.ndarray, j: np.ndarray) -> list[list[int]]:
@@ -117,9 +117,9 @@ def find_site_findings(records: Sequence[IncidentRecord], p: SiteParameters
                 details={"first": first.id, "second": second.id,
                          "day": first.day.isoformat(), "timing_known": timed,
                          "hours_between": round(hours, 3) if timed else None,
-                         "distance_km": round(haversine_km(
-                             first.lat or 0.0, first.lon or 0.0, second.lat or 0.0,
-                             second.lon or 0.0), 3),
+                         "distance_km": round(distance_km(
+                             (first.lat or 0.0, first.lon or 0.0),
+                             (second.lat or 0.0, second.lon or 0.0)), 3),
                          "rescuers_hit": bool(hit), "rescuer_targets": hit,
                          "rescuer_quotes": quotes, "place": second.place or first.place}))
     repeated.sort(key=lambda f: f.incidents)

@@ -40,6 +40,7 @@ from casebuilder.extraction.datasets.rows import (
     parse_day,
     place_json,
 )
+from casebuilder.model.terms import CATEGORY_ORDER
 
 #: What ACLED's fatalities count, said with every figure taken from it.
 FATALITIES_COUNT = "fatalities as ACLED codes them: everyone killed, not only civilians"
@@ -79,8 +80,6 @@ def _own_basis(tags: dict[str, str]) -> str:
 
 
 def _own_categories(tags: dict[str, str]) -> list[str]:
-    from casebuilder.model.terms import CATEGORY_ORDER
-
     named = [c.strip() for c in tags.get("categories", "").split(",") if c.strip()]
     return [c for c in CATEGORY_ORDER if c in named]
 

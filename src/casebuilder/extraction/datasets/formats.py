@@ -4,6 +4,7 @@ acled.py, ucdp_ged.py, civilian_harm.py, geojson.py, plain_csv.py)."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 
@@ -28,7 +29,7 @@ class ImportContext:
     sha256: str
 
 
-class DatasetFormat:
+class DatasetFormat(ABC):
     """A dataset format: its name, its columns, its reader and its rows' meaning."""
 
     name = ""
@@ -78,8 +79,9 @@ class DatasetFormat:
             # a row no check foresaw: reported with the rest, never the end of the import
             return rejected(row, f"could not be read: {type(exc).__name__}: {exc}")
 
+    @abstractmethod
     def build(self, row: SourceRow, context: ImportContext) -> RowOutcome:
-        raise NotImplementedError
+        """One row's outcome (each format's own reading of its columns)."""
 
     def citer(self, row: SourceRow, context: ImportContext, cited: tuple[str, ...] = ()
               ) -> RowCiter:
