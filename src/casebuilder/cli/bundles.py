@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from casebuilder.cli.main import CliState, cli, opened_case
+from casebuilder.cli.main import CliState, cli, collect_as_usual, opened_case
 from casebuilder.errors import CasebuilderError
 
 
@@ -65,6 +65,8 @@ def compare_command(first: Path, second: Path) -> None:
     lines, a consistent signed root, the same key or a rotation the old key approved, the same
     item hashes). Exit 0 if they agree, 1 if not, 2 if a bundle cannot be read."""
     from casebuilder.reporting.bundle_compare import compare_bundles, read_bundle
+
+    collect_as_usual()
 
     try:
         comparison = compare_bundles(read_bundle(first), read_bundle(second))

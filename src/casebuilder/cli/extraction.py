@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
-from casebuilder.cli.main import CliState, cli, opened_case
+from casebuilder.cli.main import CliState, cli, collect_as_usual, opened_case
 
 if TYPE_CHECKING:
     from casebuilder.preservation.case import Case
@@ -90,6 +90,8 @@ def geocode_command(state: CliState, queries: tuple[str, ...]) -> None:
     the string under "others"."""
     from casebuilder.extraction.run import cache_dir
     from casebuilder.gazetteer import load_gazetteer
+
+    collect_as_usual()
 
     del state
     gazetteer = load_gazetteer(cache_dir(dict(os.environ)) / "gazetteer")

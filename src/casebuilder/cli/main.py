@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from collections.abc import Iterator
@@ -33,6 +34,7 @@ def opened_case(state: CliState, *, create: bool = True, seal_after: bool = True
     from casebuilder.preservation.case import open_case
 
     case = open_case(state.home, create=create)
+    collect_as_usual()
     try:
         yield case
         if seal_after:
@@ -41,6 +43,11 @@ def opened_case(state: CliState, *, create: bool = True, seal_after: bool = True
             seal_in_background(case)
     finally:
         case.close()
+
+
+def collect_as_usual() -> None:
+    """The libraries are loaded: garbage is collected as usual from here on (see ``main``)."""
+    gc.enable()
 
 
 class CaseGroup(click.Group):
@@ -119,6 +126,11 @@ def main(argv: list[str] | None = None) -> None:
     if argv is not None:
         cli.main(args=argv, prog_name="casebuilder")
         return
+    # Loading SQLAlchemy and the parsers makes tens of thousands of long-lived objects, and
+    # the collector's passes over them were a tenth of a command's start-up. Collection is
+    # paused until the command has loaded them: opened_case, or a command that opens no case,
+    # calls collect_as_usual.
+    gc.disable()
     try:
         cli.main(prog_name="casebuilder")
     except SystemExit as done:

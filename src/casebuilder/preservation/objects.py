@@ -14,6 +14,10 @@ read-back also re-checks the SHA-256 of the bytes that reached the disk, so it r
 read-back this store used to do while copying. See docs/decisions/0003.
 
 Runs of zero bytes are skipped with a seek instead of written, so a sparse file stays sparse.
+
+Large regular files (KERNEL_COPY_MIN and more) are copied inside the kernel instead, and hashed
+from the temporary file's own pages (kernel_copy.py): a byte then crosses memory once, not three
+times. Where that way is closed, the buffered copy above is made.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from casebuilder.errors import (
     ObjectMissing,
     StoreError,
 )
+from casebuilder.preservation import kernel_copy
 from casebuilder.preservation.staging import Staging
 
 if TYPE_CHECKING:
@@ -48,6 +53,9 @@ CHUNK = 4 * 1024 * 1024
 #: imports its libraries, early.py).
 LARGE_CHUNK = 16 * 1024 * 1024
 LARGE_FILE = 64 * 1024 * 1024
+#: Regular files this large are copied inside the kernel (kernel_copy.py); smaller ones gain
+#: less than the mapping costs.
+KERNEL_COPY_MIN = LARGE_FILE
 _ZEROS = bytes(CHUNK)  # a run of zeros this long is left as a hole, not written
 _DONE = object()
 
@@ -287,34 +295,16 @@ class ObjectStore:
         self.replaced = []
         with writing_to_case(label):
             tmp_fd, tmp_path = self.staging.new_temporary()
-        hasher = _StreamHasher(("sha256", "sha512") if second_digest else ("sha256",), chunk)
-        size = 0
+        algorithms = ("sha256", "sha512") if second_digest else ("sha256",)
         try:
-            try:
-                while True:
-                    _, view, index = hasher.take()
-                    if self.stop is not None and self.stop.is_set():
-                        hasher.give_back(index)
-                        raise IntakeError(label, "copy stopped: the command ended")
-                    try:
-                        length = _read_into(source, view)
-                    except OSError as exc:  # the source's fault: this file alone fails
-                        hasher.give_back(index)
-                        raise IntakeError(label, _os_reason(exc)) from exc
-                    if length == 0:
-                        hasher.give_back(index)
-                        break
-                    size += length
-                    if max_size is not None and size > max_size:
-                        hasher.give_back(index)
-                        raise IntakeError(label, f"larger than the limit of {max_size} bytes")
-                    with writing_to_case(label):
-                        _write_leaving_holes(tmp_fd, view[:length], size - length)
-                    hasher.submit(index, length)
-                    if progress is not None:
-                        progress(length)
-            finally:
-                digests = hasher.finish()
+            copied = self._copy_in_kernel(source, tmp_fd, algorithms, progress=progress,
+                                          label=label, max_size=max_size, chunk=chunk)
+            if copied is None:
+                digests, size = self._copy_through_buffers(
+                    source, tmp_fd, algorithms, progress=progress, label=label,
+                    max_size=max_size, chunk=chunk)
+            else:
+                digests, size = copied
             sha256, sha512 = digests["sha256"], digests.get("sha512")
             with writing_to_case(label):
                 os.fsync(tmp_fd)
@@ -345,6 +335,75 @@ class ObjectStore:
                 os.close(tmp_fd)
             tmp_path.unlink(missing_ok=True)
             raise
+
+    def _copy_through_buffers(
+        self, source: BinaryIO, tmp_fd: int, algorithms: tuple[str, ...], *,
+        progress: Callable[[int], None] | None, label: str, max_size: int | None, chunk: int,
+    ) -> tuple[dict[str, str], int]:
+        """Read each chunk into a buffer, write it to the temporary, hash that same buffer."""
+        hasher = _StreamHasher(algorithms, chunk)
+        size = 0
+        try:
+            while True:
+                _, view, index = hasher.take()
+                if self.stop is not None and self.stop.is_set():
+                    hasher.give_back(index)
+                    raise IntakeError(label, "copy stopped: the command ended")
+                try:
+                    length = _read_into(source, view)
+                except OSError as exc:  # the source's fault: this file alone fails
+                    hasher.give_back(index)
+                    raise IntakeError(label, _os_reason(exc)) from exc
+                if length == 0:
+                    hasher.give_back(index)
+                    break
+                size += length
+                if max_size is not None and size > max_size:
+                    hasher.give_back(index)
+                    raise IntakeError(label, f"larger than the limit of {max_size} bytes")
+                with writing_to_case(label):
+                    _write_leaving_holes(tmp_fd, view[:length], size - length)
+                hasher.submit(index, length)
+                if progress is not None:
+                    progress(length)
+        finally:
+            digests = hasher.finish()
+        return digests, size
+
+    def _copy_in_kernel(
+        self, source: BinaryIO, tmp_fd: int, algorithms: tuple[str, ...], *,
+        progress: Callable[[int], None] | None, label: str, max_size: int | None, chunk: int,
+    ) -> tuple[dict[str, str], int] | None:
+        """The kernel copy of a large regular file read from its start (kernel_copy.py), or
+        None, the temporary left empty, where it can't be used."""
+        try:
+            fd = source.fileno()
+            info = os.fstat(fd)
+            at_start = source.tell() == 0
+        except (OSError, AttributeError, ValueError):
+            return None
+        if (not kernel_copy.available() or not stat.S_ISREG(info.st_mode) or not at_start
+                or info.st_size < KERNEL_COPY_MIN
+                or (max_size is not None and info.st_size > max_size)):
+            return None
+
+        def on_chunk(length: int) -> None:
+            if self.stop is not None and self.stop.is_set():
+                raise IntakeError(label, "copy stopped: the command ended")
+            if progress is not None:
+                progress(length)
+
+        with writing_to_case(label):
+            digests = kernel_copy.copy_in_kernel(fd, tmp_fd, algorithms, chunk=chunk,
+                                                 start_writeback=_start_writeback,
+                                                 on_chunk=on_chunk)
+            if digests is None:  # start again through buffers, from an empty temporary
+                os.ftruncate(tmp_fd, 0)
+                os.lseek(tmp_fd, 0, os.SEEK_SET)
+        if digests is None:
+            source.seek(0)  # looking for holes moved the source's offset
+            return None
+        return digests, info.st_size
 
     def _set_aside(self, found: Path, sha256: str) -> SetAside | None:
         """Move the wrong file under ``sha256`` to ``set-aside/<sha256>.<n>`` (a name not yet
