@@ -112,12 +112,13 @@ from casebuilder.cli import (  # noqa: E402
     locker,
     patterns,
     recovery,
+    reports,
     sealing,
     texts,
 )
 
 del (bundles, datasets, demo, elements, extraction, incidents, keys, locker, patterns, recovery,
-     sealing, texts)
+     reports, sealing, texts)
 
 
 def main(argv: list[str] | None = None) -> None:
