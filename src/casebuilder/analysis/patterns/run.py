@@ -57,6 +57,7 @@ class PatternReport:
     inputs: dict[str, Any]
     left_out: dict[str, int] = field(default_factory=dict)
     labels: dict[str, tuple[str, ...]] = field(default_factory=dict)
+    _digest: str | None = field(default=None, init=False, repr=False, compare=False)
 
     def as_json(self) -> dict[str, Any]:
         findings = []
@@ -85,7 +86,11 @@ class PatternReport:
         return json.dumps(self.as_json(), sort_keys=True, indent=2, ensure_ascii=False) + "\n"
 
     def findings_digest(self) -> str:
-        return hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()
+        # Asked once per incident by the element matrices of a report of thousands: the
+        # result is fixed once the analysis has returned, so it is computed once.
+        if self._digest is None:
+            self._digest = hashlib.sha256(self.to_json().encode("utf-8")).hexdigest()
+        return self._digest
 
     def run_entry(self) -> dict[str, Any]:
         """What the custody log records of the run (numbers other than whole ones written as

@@ -365,11 +365,11 @@ def matrix_blocks(matrix: IncidentMatrix) -> list[Block]:
         blocks.append(Table(("Element", "Status", "Why", "Evidence"), tuple(rows),
                             widths=(2.2, 0.9, 2.4, 1.1)))
         if gaps:
-            blocks.append(Paragraph((Text(f"Gaps: {len(gaps)} of {len(crime_matrix.rows)} "
-                                          "elements are not supported by the evidence held "
-                                          "(" + "; ".join(g.status.replace('_', ' ')
-                                                          for g in gaps[:6]) + ")."),),
-                                    style="caution"))
+            statuses = "; ".join(g.status.replace("_", " ") for g in gaps[:6])
+            blocks.append(Paragraph((Text(
+                f"Gaps: {len(gaps)} of {len(crime_matrix.rows)} elements are not yet "
+                f"supported by the claims held (gap, contested, or awaiting an analyst: "
+                f"{statuses})."),), style="caution"))
     return blocks
 
 

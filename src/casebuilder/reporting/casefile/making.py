@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -108,6 +109,7 @@ def gather_exhibits(case: Case, item_ids: Sequence[int]) -> dict[int, Exhibit]:
             select(Item).where(Item.id.in_(list(item_ids)))).scalars()}
         times = {e.seq: e.time for e in session.execute(select(CustodyEvent).where(
             CustodyEvent.seq.in_([i.entry_seq for i in items.values()]))).scalars()}
+        names = {i.id: sorted(o.name for o in i.origins) for i in items.values()}
     for number, item_id in enumerate(sorted(items), 1):
         item = items[item_id]
         covering = next((c for c in checkpoints if c.tree_size > item.entry_seq), None)
@@ -115,9 +117,9 @@ def gather_exhibits(case: Case, item_ids: Sequence[int]) -> dict[int, Exhibit]:
         if covering is not None and covering.tree_size <= tree.size:
             proof = tuple(p.hex() for p in tree.inclusion_proof(item.entry_seq,
                                                                 covering.tree_size))
-        names = sorted(o.name for o in item.origins) if item.origins else []
+        named = names.get(item_id) or [f"item-{item_id}"]
         out[item_id] = Exhibit(
-            number=number, item_id=item_id, name=names[0] if names else f"item-{item_id}",
+            number=number, item_id=item_id, name=named[0],
             sha256=item.sha256, size=item.size, kind=item.kind, entry_index=item.entry_seq,
             entry_time=times.get(item.entry_seq, ""),
             checkpoint_size=covering.tree_size if covering else None,
@@ -145,26 +147,40 @@ def state_of(incidents: Sequence[Incident], exhibits: dict[int, Exhibit], catalo
     return as_of, digest
 
 
-def neighbours_of(incidents: Sequence[Incident]) -> dict[str, list[MapPoint]]:
-    """Other incidents within NEIGHBOUR_KM of each, found through a grid of half degrees."""
-    points: dict[str, MapPoint] = {}
-    for i in incidents:
-        _, place = summary.best_place(i)
-        if place is not None:
-            points[i.id] = MapPoint(float(place["lat"]), float(place["lon"]), i.id, i.id,
-                                    place.get("uncertainty_km"))
-    grid: dict[tuple[int, int], list[MapPoint]] = {}
-    for p in points.values():
-        grid.setdefault((int(p.lat * 2), int(p.lon * 2)), []).append(p)
-    out: dict[str, list[MapPoint]] = {}
-    for incident_id, p in points.items():
-        cell = (int(p.lat * 2), int(p.lon * 2))
-        near = [q for dx in (-1, 0, 1) for dy in (-1, 0, 1)
-                for q in grid.get((cell[0] + dx, cell[1] + dy), [])
-                if q.incident_id != incident_id
-                and distance_km((p.lat, p.lon), (q.lat, q.lon)) <= NEIGHBOUR_KM]
-        out[incident_id] = sorted(near, key=lambda q: q.incident_id)[:40]
-    return out
+class Neighbourhood:
+    """Incidents by cells of half a degree, to find those within NEIGHBOUR_KM of one."""
+
+    def __init__(self, incidents: Sequence[Incident]) -> None:
+        self.grid: dict[tuple[int, int], list[MapPoint]] = {}
+        self.points: dict[str, MapPoint] = {}
+        for i in incidents:
+            _, place = summary.best_place(i)
+            if place is not None:
+                point = MapPoint(float(place["lat"]), float(place["lon"]), i.id, i.id,
+                                 place.get("uncertainty_km"))
+                self.points[i.id] = point
+                self.grid.setdefault(self._cell(point), []).append(point)
+
+    @staticmethod
+    def _cell(p: MapPoint) -> tuple[int, int]:
+        return (math.floor(p.lat * 2), math.floor(p.lon * 2))
+
+    def near(self, incident_id: str, limit: int = 40) -> list[MapPoint]:
+        p = self.points.get(incident_id)
+        if p is None:
+            return []
+        row, column = self._cell(p)
+        found: dict[tuple[float, float], MapPoint] = {}  # one mark a spot: ids in the label
+        for q in sorted((q for dx in (-1, 0, 1) for dy in (-1, 0, 1)
+                         for q in self.grid.get((row + dx, column + dy), [])),
+                        key=lambda q: q.incident_id):
+            if q.incident_id == incident_id or (q.lat, q.lon) in found:
+                continue
+            if distance_km((p.lat, p.lon), (q.lat, q.lon)) <= NEIGHBOUR_KM:
+                found[(q.lat, q.lon)] = q
+            if len(found) >= limit:
+                break
+        return list(found.values())
 
 
 def _selection_words(selection: Selection) -> str:
@@ -193,7 +209,7 @@ def assemble(case: Case, request: ReportRequest, drawers: Drawers,
                else analyse(list(records.values()), selection=request.selection))
     item_ids = sorted({m.document.item_id for i in chosen for m in i.mentions})
     exhibits = gather_exhibits(case, item_ids)
-    neighbours = neighbours_of(every)
+    neighbourhood = Neighbourhood(every)
     reach = {i.id: crimes_in_reach(i, catalogue) for i in chosen}
 
     def report_of(incident: Incident, number: str | None) -> tuple[Block, ...]:
@@ -205,7 +221,8 @@ def assemble(case: Case, request: ReportRequest, drawers: Drawers,
         return incident_blocks(incident, matrix=matrix, profiles=profiles,
                                maps=drawers.maps if drawn else None,
                                charts=drawers.charts if drawn else None,
-                               exhibits=exhibits, neighbours=neighbours.get(incident.id, ()),
+                               exhibits=exhibits,
+                               neighbours=neighbourhood.near(incident.id) if drawn else (),
                                number=number)
 
     as_of, digest = state_of(chosen, exhibits, catalogue,
@@ -219,7 +236,8 @@ def assemble(case: Case, request: ReportRequest, drawers: Drawers,
         "of its custody entry against the signed checkpoint named with it.")
     if request.kind == "incident":
         incident = chosen[0]
-        blocks: tuple[Block, ...] = (*report_of(incident, None), Heading(1, "Exhibits"),
+        blocks: tuple[Block, ...] = (*report_of(incident, None),
+                                     Heading(1, "Exhibits and their inclusion proofs"),
                                      *exhibit_list(list(exhibits.values())))
         title, subtitle = f"Incident report {incident.id}", title_of(incident)
     elif request.kind == "pattern":
