@@ -340,7 +340,7 @@ def contradictions_blocks(incident: Incident) -> list[Block]:
     return [BulletList(tuple(items))]
 
 
-def matrix_blocks(matrix: IncidentMatrix) -> list[Block]:
+def matrix_blocks(matrix: IncidentMatrix, digests: Mapping[int, str]) -> list[Block]:
     blocks: list[Block] = []
     if not matrix.crimes:
         return [Paragraph((Text("No crime of the catalogue is reached by the claims of this "
@@ -354,8 +354,9 @@ def matrix_blocks(matrix: IncidentMatrix) -> list[Block]:
                 Text(f"{len(row.supporting)} for, {len(row.contrary)} against")]
             entries = [*row.supporting[:2], *row.contrary[:1]]
             if entries:
-                support.append(Cite(tuple(Span(e.item_id, e.char_start, e.char_end, e.quote,
-                                               e.document, "", None) for e in entries)))
+                support.append(Cite(tuple(Span(e.item_id, e.quote_start, e.quote_end, e.quote,
+                                               e.document, digests.get(e.item_id, ""))
+                                          for e in entries)))
             rows.append(((Text(f"{row.element.number}. {row.element.statement}"),),
                          (Strong(row.status.replace("_", " ")),),
                          (Text(row.why),), tuple(support)))
@@ -488,7 +489,8 @@ def incident_blocks(incident: Incident, *, matrix: IncidentMatrix, profiles: Sou
     blocks += [Heading(2, "Sources"), sources_table(incident, profiles)]
     blocks += [Heading(2, "Contradictions, denials and claimed military objectives"),
                *contradictions_blocks(incident)]
-    blocks += [Heading(2, "Legal elements"), *matrix_blocks(matrix)]
+    blocks += [Heading(2, "Legal elements"), *matrix_blocks(matrix, {
+        m.document.item_id: m.document.sha256 for m in incident.mentions})]
     blocks += [Heading(2, "Analysts' decisions"), *decisions_blocks(incident)]
     blocks += [Heading(2, "Limitations"), BulletList(tuple(limitations(incident, profiles)))]
     held = [exhibits[i] for i in sorted({m.document.item_id for m in incident.mentions})
