@@ -233,7 +233,7 @@ def case_blocks(incidents: Sequence[Incident], *, reach: Mapping[str, Sequence[C
     groups = schedule_groups(incidents, reach, catalogue)
     ordered_exhibits = [exhibits[k] for k in sorted(exhibits, key=lambda k: exhibits[k].number)]
     blocks: list[Block] = [*cover_blocks(incidents, groups, ordered_exhibits, selection)]
-    blocks += [Heading(1, "Patterns", anchor="patterns"), *pattern_blocks]
+    blocks += pattern_blocks  # opens with its own part heading
     blocks += schedule_blocks(groups, exhibits)
     for n, incident in enumerate(incidents, 1):
         blocks += incident_report(incident, str(n))

@@ -244,7 +244,7 @@ def assemble(case: Case, request: ReportRequest, drawers: Drawers,
         from casebuilder.reporting.casefile.pattern_report import pattern_blocks
 
         blocks = tuple(pattern_blocks(pattern, charts=drawers.charts, maps=drawers.maps,
-                                      incidents_by_id={i.id: i for i in every}))
+                                      incidents_by_id=records))
         title = "Pattern report"
         subtitle = (f"{len(chosen)} incidents; "
                     + (_selection_words(request.selection) or "the whole case"))
@@ -252,7 +252,7 @@ def assemble(case: Case, request: ReportRequest, drawers: Drawers,
         from casebuilder.reporting.casefile.pattern_report import pattern_blocks
 
         shown = pattern_blocks(pattern, charts=drawers.charts, maps=drawers.maps,
-                               incidents_by_id={i.id: i for i in every})
+                               incidents_by_id=records)
         blocks = case_blocks(chosen, reach=reach, catalogue=catalogue, exhibits=exhibits,
                              pattern_blocks=shown, incident_report=report_of,
                              selection=_selection_words(request.selection))
