@@ -206,6 +206,7 @@ def record_derived(
     return item
 
 
+
 def record_report(
     tx: CaseTransaction,
     stored: StoredObject,
@@ -214,30 +215,21 @@ def record_report(
     kind: str,
     media_type: str,
     tool: str,
+    tool_version: str,
     name: str,
     details: dict[str, Any],
 ) -> Item:
-    """Record a report made from many items: one ``report`` entry naming every item it read
-    and the report itself, logged each time it is made (the same bytes stay one item), and a
-    derivation from each source the first time."""
-    session = tx.session
-    item = find_by_sha256(session, stored.sha256)
-    is_new = item is None
-    if item is None:
-        item = _new_item(session, stored, kind="derived", media_type=media_type,
-                         parse_status="derived", fmt=kind)
-    refs = [item_ref(item, "report"), *(item_ref(s, "source") for s in sources)]
-    seq = tx.record("report", refs, {"kind": kind, "tool": tool, "name": name,
-                                     "media_type": media_type, **details})
-    if is_new:
-        item.entry_seq = seq
-        item.created_at = tx.last_time
-    known = set(session.execute(select(Derivation.source_item_id).where(
-        Derivation.derived_item_id == item.id, Derivation.kind == kind)).scalars())
-    tool_name, _, version = tool.partition(" ")
+    """Record a report made from many items: a derivation from each source (the ``derive``
+    entries verify and bundles already check; only the first making of the same bytes adds
+    them) and, each time it is made, one ``export`` entry naming the report and every item it
+    read, since a report is data leaving the case."""
+    item: Item | None = None
     for source in sources:
-        if source.id not in known:
-            session.add(Derivation(derived_item_id=item.id, source_item_id=source.id,
-                                   kind=kind, tool=tool_name, tool_version=version,
-                                   created_at=tx.last_time, entry_seq=seq))
+        item = record_derived(tx, source, stored, kind=kind, media_type=media_type,
+                              tool=tool, tool_version=tool_version, name=name)
+    if item is None:
+        raise ValueError("a report relies on at least one item")
+    tx.record("export", [item_ref(item, "report"), *(item_ref(s, "source") for s in sources)],
+              {"what": "report", "kind": kind, "name": name, "media_type": media_type,
+               **details})
     return item

@@ -21,7 +21,7 @@ from typing import Any
 
 from sqlalchemy import select
 
-from casebuilder import tool_id
+from casebuilder import TOOL_NAME, installed_version, tool_id
 from casebuilder.analysis.elements.catalogue import Catalogue, load_catalogue
 from casebuilder.analysis.elements.matrix import crimes_in_reach, element_matrix
 from casebuilder.analysis.elements.pattern_evidence import pattern_evidence
@@ -293,7 +293,8 @@ def store_report(case: Case, made: MadeReport, name: str) -> int:
         sources = list(tx.session.execute(
             select(Item).where(Item.id.in_(list(made.item_ids)))).scalars())
         item = record_report(tx, stored, sources, kind=f"report-{made.details['report']}",
-                             media_type=made.media_type, tool=tool_id(), name=name,
+                             media_type=made.media_type, tool=TOOL_NAME,
+                             tool_version=installed_version(), name=name,
                              details={**made.details, "file": name})
         item_id = item.id
     case.checkpoint()
