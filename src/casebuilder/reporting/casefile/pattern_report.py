@@ -296,15 +296,19 @@ def _weapon_target(report: PatternReport) -> list[Block]:
 def _tests(report: PatternReport) -> list[Block]:
     if not report.tests:
         return []
-    tests = sorted(report.tests, key=lambda t: (KINDS.index(t.kind) if t.kind in KINDS
-                                                else len(KINDS), t.kind, t.group))
+    tests = sorted((t for t in report.tests if t.kind != "weapon_target"),
+                   key=lambda t: (KINDS.index(t.kind) if t.kind in KINDS else len(KINDS),
+                                  t.kind, t.group))
+    if not tests:
+        return []
     rows = tuple(((Text(t.kind),), (Text(t.group),), (Text(t.method),), (Text(str(t.n)),),
                   (Text(f"{t.statistic:.3f}"),), (Text(_p(t.p_value)),),
                   (Text(_p(t.p_adjusted)),), (Text("yes" if t.significant else "no"),))
                  for t in tests)
     return [Heading(2, "Every test made", "patterns-tests"),
             Paragraph((Text("The tests that found nothing are listed too, so that what was "
-                            "looked for and not found can be read with what was found."),)),
+                            "looked for and not found can be read with what was found (the "
+                            "weapon-target pairs are in the table above)."),)),
             Table(("Kind", "What", "Method", "n", "Statistic", "p", "p (Holm)",
                    "Significant"), rows, caption="Statistical tests of the run",
                   widths=(1.2, 1.6, 2.2, 0.5, 0.9, 0.8, 0.8, 0.8))]
@@ -355,6 +359,10 @@ def _label(key: str) -> str:
 def _value(value: Any) -> str:
     if isinstance(value, str):
         return value
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if value is None:
+        return "not known"
     if isinstance(value, float):
         return f"{value:.3f}".rstrip("0").rstrip(".") if value == value else "n/a"
     return json.dumps(value, sort_keys=True, ensure_ascii=False)
@@ -375,9 +383,17 @@ def _test_cells(f: Finding) -> tuple[str, str]:
 
 
 def _statistic(statistic: dict[str, Any]) -> tuple[Inline, ...]:
+    """The test's own figures, then the p-value, the Holm-adjusted p-value and the verdict."""
     parts: list[Inline] = [Emphasis(str(statistic.get("test", "test")))]
-    shown = [f"{_label(k)} {_p(float(v)) if k.startswith('p_') else _value(v)}"
-             for k, v in sorted(statistic.items()) if k != "test"]
+    last = ("p_value", "p_adjusted", "significant")
+    shown = [f"{_label(k)} {_value(v)}" for k, v in sorted(statistic.items())
+             if k != "test" and k not in last]
+    if isinstance(statistic.get("p_value"), int | float):
+        shown.append(f"p {_p(float(statistic['p_value']))}")
+    if isinstance(statistic.get("p_adjusted"), int | float):
+        shown.append(f"Holm-adjusted p {_p(float(statistic['p_adjusted']))}")
+    if isinstance(statistic.get("significant"), bool):
+        shown.append("significant" if statistic["significant"] else "not significant")
     if shown:
         parts.append(Text(": " + ", ".join(shown) + "."))
     return tuple(parts)
