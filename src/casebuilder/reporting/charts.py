@@ -432,10 +432,16 @@ class SvgCharts:
             if month.month == 1 or month == months[0]:
                 text += f" {month.year}"
             canvas.label(x + 2, base + 16, text, size=9)
-        if len(months) < 2:
-            for day in (first, last) if first != last else (first,):
-                canvas.label(x_of(day), base + 30, f"{day.day} {MONTHS[day.month - 1]} "
-                             f"{day.year}", size=9, anchor="middle", colour="#555555")
+        if span <= 62:  # a short timeline: ticks on days too (every 1, 2, 7 or 14 days)
+            every_days = next(k for k in (1, 2, 7, 14) if span / k <= 12)
+            day = start
+            while day < end:
+                if (day - date(1970, 1, 5)).days % every_days == 0 and day.day != 1:
+                    x = x_of(day)
+                    canvas.line(x, base, x, base + 3)
+                    canvas.label(x, base + 28, f"{day.day} {MONTHS[day.month - 1]}", size=8,
+                                 anchor="middle", colour="#555555")
+                day += timedelta(days=1)
 
         top_value = max(max(e.value for _, e in days), 0)
         per_day: dict[date, int] = defaultdict(int)
@@ -472,5 +478,5 @@ class SvgCharts:
             note += f" (largest {top_value})"
         if unread:
             note += f"; {unread} without a readable date not shown"
-        canvas.label(left, self.height - 8, note, size=9, colour="#555555")
+        canvas.label(left, self.height - 4, note, size=9, colour="#555555")
         return canvas.text()
