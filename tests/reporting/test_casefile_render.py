@@ -138,7 +138,7 @@ def test_pdf_prints_every_heading_and_quote_literally(pdf: bytes, tmp_path: Path
         assert words[:80] in text, words
     assert " ".join(HOSTILE.split()) in text
     assert ARABIC in text and CYRILLIC in text
-    assert "row 42" in text and "item 3, characters 120–170" in text
+    assert "line 42, bytes 0–" in text and "item 3, characters 120–170" in text
     assert "page 1 of" in text
 
 

@@ -290,7 +290,8 @@ QUOTE_LIMIT = 180
 def footnote_text(span: Span) -> str:
     """A footnote: the document, the item, where in it (characters, or a dataset's row), and
     the words quoted, cut at a word past :data:`QUOTE_LIMIT` characters."""
-    where = f"row {span.row}" if span.row is not None else \
+    # a dataset row's claim cites its cell: bytes of the stored file (decision 0018)
+    where = f"line {span.row}, bytes {span.start}–{span.end}" if span.row is not None else \
         f"characters {span.start}–{span.end}"
     words = " ".join(span.quote.split())
     if len(words) > QUOTE_LIMIT:
