@@ -14,6 +14,7 @@ one sorted JSON file. See data/SOURCES.md.
 
 from __future__ import annotations
 
+import itertools
 import json
 import math
 import sys
@@ -130,8 +131,8 @@ def simplify(ring: Ring, tolerance: float) -> Ring:
         if index >= 0 and best > tolerance:
             keep[index] = True
             stack.extend([(first, index), (index, last)])
-    out = [p for p, k in zip(points, keep) if k]
-    return out + [out[0]]
+    out = [p for p, k in zip(points, keep, strict=False) if k]
+    return [*out, out[0]]
 
 
 def _dist2(a: tuple[float, float], b: tuple[float, float]) -> float:
@@ -149,12 +150,12 @@ def _segment_distance(p: tuple[float, float], a: tuple[float, float],
 
 
 def area(ring: Ring) -> float:
-    return abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in zip(ring, ring[1:]))) / 2
+    return abs(sum(a[0] * b[1] - b[0] * a[1] for a, b in itertools.pairwise(ring))) / 2
 
 
 def centroid(ring: Ring) -> tuple[float, float]:
     a = cx = cy = 0.0
-    for p, q in zip(ring, ring[1:]):
+    for p, q in itertools.pairwise(ring):
         cross = p[0] * q[1] - q[0] * p[1]
         a += cross
         cx += (p[0] + q[0]) * cross
@@ -185,7 +186,7 @@ def finish(polygons: list[list[Ring]], tolerance: float) -> list[list[list[list[
 def inside(point: tuple[float, float], ring: list[list[float]]) -> bool:
     x, y = point
     crossing = False
-    for (x1, y1), (x2, y2) in zip(ring, ring[1:]):
+    for (x1, y1), (x2, y2) in itertools.pairwise(ring):
         if (y1 > y) != (y2 > y) and x < x1 + (y - y1) * (x2 - x1) / (y2 - y1):
             crossing = not crossing
     return crossing
@@ -219,7 +220,7 @@ def main(modules: Path) -> None:
         for polygon in topo_polygons(arcs, geometry):
             clipped = [clip(r, FRAME) for r in polygon]
             if clipped[0]:
-                polygons.append([r + [r[0]] for r in clipped if len(r) >= 3])
+                polygons.append([[*r, r[0]] for r in clipped if len(r) >= 3])
         kept = finish(polygons, COUNTRY_TOLERANCE)
         if not kept:
             continue
@@ -233,7 +234,8 @@ def main(modules: Path) -> None:
         p, g = feature["properties"], feature["geometry"]
         raw = g["coordinates"] if g["type"] == "MultiPolygon" else [g["coordinates"]]
         polygons = [[[(x, y) for x, y in r] for r in poly] for poly in raw]
-        regions.append({"name": MODERN_NAMES[p["name"]], "source_name": p["name"], "code": p["adm1_code"], "kind": p["type_en"],
+        regions.append({"name": MODERN_NAMES[p["name"]], "source_name": p["name"],
+                        "code": p["adm1_code"], "kind": p["type_en"],
                         "country": "Ukraine",
                         "label": [round(p["longitude"], 2), round(p["latitude"], 2)],
                         "polygons": finish(polygons, REGION_TOLERANCE)})
