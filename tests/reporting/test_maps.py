@@ -123,6 +123,13 @@ def test_close_up_shows_gazetteer_settlements_scale_bar_and_north_arrow(maps: Sv
     assert "GeoNames" in svg
 
 
+def test_a_small_series_shows_settlements_and_credits_them(maps: SvgMaps) -> None:
+    points = [MapPoint(48.70 + i * 0.02, 37.55 + i * 0.03, str(i + 1)) for i in range(5)]
+    svg = maps.series(points, "Five")
+    assert "GeoNames" in svg and "Kramatorsk" in svg
+    assert "GeoNames" not in maps.locator(KRAMATORSK)
+
+
 def test_markers_fall_inside_the_view_box(maps: SvgMaps) -> None:
     points = [MapPoint(47.0 + i * 0.1, 33.0 + i * 0.2, str(i)) for i in range(30)]
     for svg in (maps.series(points), maps.close_up(points[5], points, radius_km=20),
