@@ -282,12 +282,13 @@ class SvgMaps:
         for m in markers:
             x, y = view.project(m.lon, m.lat)
             labels.take((x - 6, y - 6, x + 6, y + 6))
-        parts.extend(self._reference_places(view, labels, exclude=markers))
+        places = list(self._reference_places(view, labels, exclude=markers))
+        parts.extend(places)
         parts.extend(self._markers(view, markers, labels, radius=4.0))
         region = self.basemap.region_at(point.lat, point.lon)
         if region is not None:
             parts.append(self._text(8, 18, region.name, size=12, colour=MUTED, style="italic"))
-        parts.extend(self._furniture(view, north_arrow=True, places=bool(self._settlements)))
+        parts.extend(self._furniture(view, north_arrow=True, places=bool(places)))
         return self._svg(view, parts, f"Close-up map: {point.label}")
 
     def series(self, points: Sequence[MapPoint], title: str = "") -> str:
@@ -312,11 +313,14 @@ class SvgMaps:
             for p in points:
                 x, y = view.project(p.lon, p.lat)
                 labels.take((x - radius, y - radius, x + radius, y + radius))
-            parts.extend(self._reference_places(view, labels, exclude=points))
+            places = list(self._reference_places(view, labels, exclude=points))
+            parts.extend(places)
+        else:
+            places = []
         parts.extend(self._markers(view, points, labels, radius=radius))
         if title:
             parts.append(self._text(8, 18, title, size=13, colour=INK, weight="bold"))
-        parts.extend(self._furniture(view, north_arrow=True, places=False))
+        parts.extend(self._furniture(view, north_arrow=True, places=bool(places)))
         return self._svg(view, parts, title or "Map of incidents")
 
     # -- layers -----------------------------------------------------------------------------
