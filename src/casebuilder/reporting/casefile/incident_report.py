@@ -340,6 +340,22 @@ def contradictions_blocks(incident: Incident) -> list[Block]:
     return [BulletList(tuple(items))]
 
 
+def matrix_summary(matrix: IncidentMatrix) -> BulletList:
+    """Each crime's elements counted by status (the full matrix: ``casebuilder elements``)."""
+    lines: list[tuple[Inline, ...]] = []
+    for crime_matrix in matrix.crimes:
+        counts: dict[str, int] = {}
+        for row in crime_matrix.rows:
+            counts[row.status] = counts.get(row.status, 0) + 1
+        shown = ", ".join(f"{n} {status.replace('_', ' ')}" for status, n in sorted(
+            counts.items()))
+        lines.append((Text(f"Article {crime_matrix.crime.id} ({crime_matrix.crime.title}): "
+                           f"{shown}."),))
+    if not lines:
+        lines.append((Text("No crime of the catalogue is reached by these claims."),))
+    return BulletList(tuple(lines))
+
+
 def matrix_blocks(matrix: IncidentMatrix, digests: Mapping[int, str]) -> list[Block]:
     blocks: list[Block] = []
     if not matrix.crimes:
@@ -489,8 +505,11 @@ def incident_blocks(incident: Incident, *, matrix: IncidentMatrix, profiles: Sou
     blocks += [Heading(2, "Sources"), sources_table(incident, profiles)]
     blocks += [Heading(2, "Contradictions, denials and claimed military objectives"),
                *contradictions_blocks(incident)]
-    blocks += [Heading(2, "Legal elements"), *matrix_blocks(matrix, {
-        m.document.item_id: m.document.sha256 for m in incident.mentions})]
+    if maps is None:  # the short form: the matrix summed up, crime by crime
+        blocks += [Heading(2, "Legal elements"), matrix_summary(matrix)]
+    else:
+        blocks += [Heading(2, "Legal elements"), *matrix_blocks(matrix, {
+            m.document.item_id: m.document.sha256 for m in incident.mentions})]
     blocks += [Heading(2, "Analysts' decisions"), *decisions_blocks(incident)]
     blocks += [Heading(2, "Limitations"), BulletList(tuple(limitations(incident, profiles)))]
     held = [exhibits[i] for i in sorted({m.document.item_id for m in incident.mentions})
