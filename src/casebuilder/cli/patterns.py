@@ -9,8 +9,9 @@ the findings, so it can be repeated and compared.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -18,14 +19,29 @@ from casebuilder.cli.main import CliState, cli, opened_case
 from casebuilder.model.terms import CATEGORY_ORDER as CATEGORIES
 from casebuilder.model.terms import GRADES
 
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def selection_options(command: F) -> F:
+    """The options that select incidents for an analysis or a report (one definition)."""
+    for option in reversed((
+        click.option("--from", "since", type=click.DateTime(["%Y-%m-%d"]),
+                     help="From this date."),
+        click.option("--to", "until", type=click.DateTime(["%Y-%m-%d"]),
+                     help="Up to this date."),
+        click.option("--region", help="Only incidents whose place or region contains this "
+                     "text."),
+        click.option("--category", type=click.Choice(CATEGORIES), help="Only this category."),
+        click.option("--perpetrator", help="Only incidents a source says this party carried "
+                     "out."),
+        click.option("--grade", type=click.Choice(GRADES), help="Only incidents of this grade."),
+    )):
+        command = option(command)
+    return command
+
 
 @cli.command("patterns")
-@click.option("--from", "since", type=click.DateTime(["%Y-%m-%d"]), help="From this date.")
-@click.option("--to", "until", type=click.DateTime(["%Y-%m-%d"]), help="Up to this date.")
-@click.option("--region", help="Only incidents whose place or region contains this text.")
-@click.option("--category", type=click.Choice(CATEGORIES), help="Only this category.")
-@click.option("--perpetrator", help="Only incidents a source says this party carried out.")
-@click.option("--grade", type=click.Choice(GRADES), help="Only incidents of this grade.")
+@selection_options
 @click.option("--parameters", "parameters_file",
               type=click.Path(exists=True, dir_okay=False, path_type=Path),
               help="Another parameters file (default: the shipped parameters.toml).")

@@ -15,8 +15,7 @@ from typing import Any
 import click
 
 from casebuilder.cli.main import CliState, cli, opened_case
-from casebuilder.model.terms import CATEGORY_ORDER as CATEGORIES
-from casebuilder.model.terms import GRADES
+from casebuilder.cli.patterns import selection_options
 
 
 @cli.command("report")
@@ -27,12 +26,7 @@ from casebuilder.model.terms import GRADES
               help="The file to write: FILE.pdf or FILE.html.")
 @click.option("--format", "fmt", type=click.Choice(("pdf", "html")),
               help="Default: from the output file's ending.")
-@click.option("--from", "since", type=click.DateTime(["%Y-%m-%d"]), help="From this date.")
-@click.option("--to", "until", type=click.DateTime(["%Y-%m-%d"]), help="Up to this date.")
-@click.option("--region", help="Only incidents whose place or region contains this text.")
-@click.option("--category", type=click.Choice(CATEGORIES), help="Only this category.")
-@click.option("--perpetrator", help="Only incidents a source says this party carried out.")
-@click.option("--grade", type=click.Choice(GRADES), help="Only incidents of this grade.")
+@selection_options
 @click.pass_obj
 def report_command(state: CliState, kind: str, incident_id: str | None, output: Path,
                    fmt: str | None, since: Any, until: Any, region: str | None,

@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from casebuilder.analysis.elements.catalogue import Catalogue, Charge, Crime
 from casebuilder.reporting.casefile.document import (
     Block,
-    BulletList,
     Heading,
     Inline,
     Link,
@@ -220,9 +219,7 @@ def cover_blocks(incidents: Sequence[Incident], groups: Sequence[ScheduleGroup],
                 "facts are given with every version, denials included."),)),
             Table(("", ""), tuple(rows), widths=(1.6, 3.0)),
             Heading(2, "Charges and the incidents their elements reach"),
-            Table(("Charge", "Incidents"), tuple(charged), widths=(3.0, 1.2)),
-            BulletList(tuple((Link(title_of(i)[:90], incident_anchor(i.id)),)
-                             for i in incidents[:0]))]
+            Table(("Charge", "Incidents"), tuple(charged), widths=(3.0, 1.2))]
 
 
 def case_blocks(incidents: Sequence[Incident], *, reach: Mapping[str, Sequence[Crime]],
@@ -239,4 +236,4 @@ def case_blocks(incidents: Sequence[Incident], *, reach: Mapping[str, Sequence[C
         blocks += incident_report(incident, str(n))
     blocks += [PageBreak(), Heading(1, "Exhibits", anchor="exhibits"),
                *exhibit_list(ordered_exhibits)]
-    return tuple(b for b in blocks if not (isinstance(b, BulletList) and not b.items))
+    return tuple(blocks)

@@ -74,21 +74,16 @@ def exhibit_anchor(number: int) -> str:
     return f"exhibit-{number}"
 
 
-def span_of(claim: ClaimRecord, *, sentence: bool = True) -> Span:
-    """The span a claim was read from: its sentence (what a reader checks it against), or
-    only its own words. A dataset row's claim cites its cell (bytes of the stored file)."""
+def span_of(claim: ClaimRecord) -> Span:
+    """The span a claim is cited by: its sentence, what a reader checks it against. A dataset
+    row's claim cites its cell (bytes of the stored file)."""
     if claim.source_kind == DATASET_KIND:
         found = _ROW_NAME.search(claim.document.name)
         return Span(claim.document.item_id, claim.char_start, claim.char_end, claim.quote,
                     claim.document.name, claim.document.sha256,
                     int(found.group(1)) if found else None)
-    if sentence:
-        start, end, quote = claim.sentence_start, claim.sentence_end, claim.quote
-    else:
-        start, end = claim.char_start, claim.char_end
-        quote = claim.quote[start - claim.sentence_start:end - claim.sentence_start]
-    return Span(claim.document.item_id, start, end, quote, claim.document.name,
-                claim.document.sha256)
+    return Span(claim.document.item_id, claim.sentence_start, claim.sentence_end, claim.quote,
+                claim.document.name, claim.document.sha256)
 
 
 def cite(*claims: ClaimRecord) -> Cite:
@@ -256,16 +251,11 @@ def narrative(incident: Incident) -> list[Block]:
             c = group[0]
             verb = c.verb or "says"
             who = c.attributed_to or "the report"
-            sentence = _sentence_text(c)
             parts += [Text(f"{who[:1].upper()}{who[1:]} ({c.source_kind}, {c.evidentiality})"
-                           f" {verb}: “{_shorten(sentence)}”"),
+                           f" {verb}: “{_shorten(c.quote)}”"),
                       Cite((span_of(c),)), Text(" ")]
         blocks.append(Paragraph(tuple(parts)))
     return blocks
-
-
-def _sentence_text(c: ClaimRecord) -> str:
-    return c.quote
 
 
 def figure_points(incident: Incident) -> list[FigurePoint]:

@@ -31,7 +31,7 @@ from casebuilder.errors import CasebuilderError, NotFound
 from casebuilder.gazetteer.geo import distance_km
 from casebuilder.preservation.case import Case
 from casebuilder.preservation.checkpoint import SignedCheckpoint, read_checkpoint_lines
-from casebuilder.preservation.items import item_ref, record_report
+from casebuilder.preservation.items import record_report
 from casebuilder.preservation.merkle import MerkleTree, leaf_hash
 from casebuilder.reporting.casefile.case_report import case_blocks
 from casebuilder.reporting.casefile.document import Block, Document, Heading, Paragraph, Text
@@ -300,6 +300,3 @@ def store_report(case: Case, made: MadeReport, name: str) -> int:
     case.checkpoint()
     return item_id
 
-
-__all__ = ["Drawers", "MadeReport", "ReportError", "ReportRequest", "item_ref", "make_report",
-           "store_report"]
