@@ -81,3 +81,28 @@ def test_generic_weapons_and_targets_come_only_from_the_vocabulary():
 def test_categories_and_grades_are_defined_once():
     assert copies(set(CATEGORY_ORDER), 4, allowed={"model/terms.py"}) == []
     assert copies(set(GRADES), 3, allowed={"model/terms.py"}) == []
+
+
+#: modules that repeat constants on purpose: the bundle's checker runs without casebuilder
+STANDALONE = {"reporting/verify_bundle.py"}
+
+
+def test_one_constant_name_means_one_value():
+    """A module-level constant defined in two modules with two values is two concepts under
+    one name (once, the report's "dataset" against the importer's "monitoring_dataset", which
+    cost every dataset row its line and bytes in the case file)."""
+    values: dict[str, dict[object, list[str]]] = {}
+    for path in sorted(SRC.rglob("*.py")):
+        relative = str(path.relative_to(SRC))
+        if relative in STANDALONE:
+            continue
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            target = node.target if isinstance(node, ast.AnnAssign) else (
+                node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1
+                else None)
+            value = getattr(node, "value", None)
+            if isinstance(target, ast.Name) and target.id.isupper() and isinstance(
+                    value, ast.Constant):
+                values.setdefault(target.id, {}).setdefault(value.value, []).append(relative)
+    clashes = {name: found for name, found in values.items() if len(found) > 1}
+    assert clashes == {}

@@ -206,3 +206,25 @@ def test_unknown_kinds_and_formats_are_refused():
         making.ReportRequest("case", "docx").check()
     with pytest.raises(making.ReportError, match="incident"):
         making.ReportRequest("incident", "pdf").check()
+
+
+def test_a_dataset_rows_claims_cite_its_line_and_bytes_and_get_the_short_form(case):
+    """A claim read from a dataset row is footnoted to the bytes of its cell in the stored
+    file, with the row's line; an incident known only from rows gets no drawings."""
+    from casebuilder.extraction.datasets.importing import import_dataset
+    from casebuilder.reporting.casefile.document import Figure
+
+    hostile = Path(__file__).resolve().parent.parent / "data" / "datasets" / \
+        "cir-monitor-hostile.csv"
+    report = import_dataset(case, "cir-monitor", hostile)
+    document, chosen = making.assemble(case, making.ReportRequest("case", "pdf"), drawers())
+    stored = hostile.read_bytes()
+    spans = numbered_spans(document)
+    assert chosen and spans
+    for span in spans:
+        assert span.item_id == report.item_id
+        assert span.row is not None and span.row >= 2  # line 1 is the header
+        assert stored[span.start:span.end].decode("utf-8") == span.quote
+    maps = [b for b in document.blocks if isinstance(b, Figure) and b.caption.startswith(
+        ("Where incident", "Surroundings"))]
+    assert maps == []

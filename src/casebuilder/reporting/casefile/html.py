@@ -284,20 +284,20 @@ class _HtmlWriter:
 
 
 #: the longest quotation a footnote repeats; longer ones are cut at a word and end in "…"
-QUOTE_LIMIT = 180
+FOOTNOTE_QUOTE_LIMIT = 180
 
 
 def footnote_text(span: Span) -> str:
     """A footnote: the document, the item, where in it (characters, or a dataset's row), and
-    the words quoted, cut at a word past :data:`QUOTE_LIMIT` characters."""
+    the words quoted, cut at a word past :data:`FOOTNOTE_QUOTE_LIMIT` characters."""
     # a dataset row's claim cites its cell: bytes of the stored file (decision 0018)
     where = f"line {span.row}, bytes {span.start}–{span.end}" if span.row is not None else \
         f"characters {span.start}–{span.end}"
     words = " ".join(span.quote.split())
-    if len(words) > QUOTE_LIMIT:
-        cut = words[:QUOTE_LIMIT].rsplit(" ", 1)[0]
-        words = (cut if len(cut) > QUOTE_LIMIT // 2 else words[:QUOTE_LIMIT]).rstrip(
-            " ,.;:") + "…"
+    limit = FOOTNOTE_QUOTE_LIMIT
+    if len(words) > limit:
+        cut = words[:limit].rsplit(" ", 1)[0]
+        words = (cut if len(cut) > limit // 2 else words[:limit]).rstrip(" ,.;:") + "…"
     text = f"{span.document}, item {span.item_id}, {where}"
     return f"{text}: “{words}”" if words else text
 

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from casebuilder.analysis.elements.matrix import IncidentMatrix
+from casebuilder.extraction.datasets.rows import DATASET_KIND
 from casebuilder.reporting.casefile.document import (
     Block,
     BulletList,
@@ -37,10 +38,8 @@ from casebuilder.resolution.profiles import SourceProfiles
 from casebuilder.resolution.records import ClaimRecord
 from casebuilder.resolution.summary import Incident
 
-#: the attribution kind of a claim read from a dataset row (its offsets are bytes of the file)
-DATASET_KIND = "dataset"
 _ROW_NAME = re.compile(r" line (\d+)$")
-QUOTE_LIMIT = 400  # characters of a quoted sentence shown in the text; the footnote has it all
+TEXT_QUOTE_LIMIT = 400  # characters of a quoted sentence shown in the text; the footnote has it all
 
 
 @dataclass(frozen=True)
@@ -98,7 +97,7 @@ def _words(text: str) -> str:
     return " ".join(text.split())
 
 
-def _shorten(text: str, limit: int = QUOTE_LIMIT) -> str:
+def _shorten(text: str, limit: int = TEXT_QUOTE_LIMIT) -> str:
     text = _words(text)
     return text if len(text) <= limit else text[:limit - 1].rstrip() + "…"
 

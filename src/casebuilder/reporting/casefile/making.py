@@ -28,6 +28,7 @@ from casebuilder.analysis.elements.pattern_evidence import pattern_evidence
 from casebuilder.analysis.patterns.records import Selection, from_incident
 from casebuilder.analysis.patterns.run import PatternReport, analyse
 from casebuilder.errors import CasebuilderError, NotFound
+from casebuilder.extraction.datasets.rows import DATASET_KIND
 from casebuilder.gazetteer.geo import distance_km
 from casebuilder.preservation.case import Case
 from casebuilder.preservation.checkpoint import SignedCheckpoint, read_checkpoint_lines
@@ -37,7 +38,6 @@ from casebuilder.reporting.casefile.case_report import case_blocks
 from casebuilder.reporting.casefile.document import Block, Document, Heading, Paragraph, Text
 from casebuilder.reporting.casefile.figures import ChartDrawer, MapDrawer, MapPoint
 from casebuilder.reporting.casefile.incident_report import (
-    DATASET_KIND,
     Exhibit,
     exhibit_list,
     incident_blocks,

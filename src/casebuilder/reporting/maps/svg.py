@@ -22,7 +22,7 @@ from casebuilder.reporting.maps.basemap import Area, BaseMap, Ring, load_basemap
 KM_PER_DEGREE = 111.32
 #: the locator's frame: Ukraine with a margin of its neighbours (west, south, east, north)
 LOCATOR_FRAME = (21.2, 43.7, 41.2, 53.6)
-HOME_COUNTRY = "Ukraine"
+HOME_COUNTRY_NAME = "Ukraine"
 PLACES_ATTRIBUTION = "places: GeoNames (CC BY 4.0) via the casebuilder gazetteer"
 SCALE_STEPS_KM = (0.5, 1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500)
 
@@ -331,7 +331,7 @@ class SvgMaps:
         for country in self.basemap.countries:
             path = _area_path(view, country)
             if path:
-                fill = HOME_LAND if country.name == HOME_COUNTRY else LAND
+                fill = HOME_LAND if country.name == HOME_COUNTRY_NAME else LAND
                 yield (f'<path d="{path}" fill="{fill}" stroke="none" '
                        f'fill-rule="evenodd"/>')
         regions = "".join(_area_path(view, region) for region in self.basemap.regions)
@@ -354,7 +354,7 @@ class SvgMaps:
                                      colour=MUTED, anchor="middle")
         if country_labels:
             for country in self.basemap.countries:
-                if country.name == HOME_COUNTRY:
+                if country.name == HOME_COUNTRY_NAME:
                     continue
                 spot = _label_spot(view, country)
                 if spot is not None:
