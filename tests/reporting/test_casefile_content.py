@@ -209,8 +209,8 @@ def test_unknown_kinds_and_formats_are_refused():
 
 
 def test_a_dataset_rows_claims_cite_its_line_and_bytes_and_get_the_short_form(case):
-    """A claim read from a dataset row is footnoted to the bytes of its cell in the stored
-    file, with the row's line; an incident known only from rows gets no drawings."""
+    """A claim read from a dataset row is footnoted to its cell: characters of the stored
+    file's text, and its line and bytes; an incident known only from rows gets no drawings."""
     from casebuilder.extraction.datasets.importing import import_dataset
     from casebuilder.reporting.casefile.document import Figure
 
@@ -224,7 +224,18 @@ def test_a_dataset_rows_claims_cite_its_line_and_bytes_and_get_the_short_form(ca
     for span in spans:
         assert span.item_id == report.item_id
         assert span.row is not None and span.row >= 2  # line 1 is the header
-        assert stored[span.start:span.end].decode("utf-8") == span.quote
+        assert span.bytes is not None
+        assert stored[span.bytes[0]:span.bytes[1]].decode("utf-8") == span.quote
+        assert stored.decode("utf-8", errors="replace")[span.start:span.end] == span.quote
+    # the sample holds Cyrillic: characters and bytes part ways after it
+    assert any(span.bytes != (span.start, span.end) for span in spans)
     maps = [b for b in document.blocks if isinstance(b, Figure) and b.caption.startswith(
         ("Where incident", "Surroundings"))]
     assert maps == []
+    # a register of sections in one part, not a part (a new page) each
+    headings = [b for b in document.blocks if isinstance(b, Heading)]
+    part = next(n for n, h in enumerate(headings) if h.text ==
+                "Incidents recorded only in datasets")
+    sections = [h for h in headings[part:] if h.anchor and h.anchor.startswith("incident-")]
+    assert len(sections) == len(chosen) and all(h.level == 2 for h in sections)
+    assert all(h.level > 1 for h in headings[part + 1:] if h.text != "Exhibits")

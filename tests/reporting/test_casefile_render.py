@@ -51,8 +51,10 @@ SVG_HOSTILE = ('<svg xmlns="http://www.w3.org/2000/svg" xmlns:xlink="http://www.
 
 
 def span(item: int, start: int, quote: str, row: int | None = None) -> Span:
+    # a dataset row's cell: its bytes follow two 2-byte characters before it
     return Span(item_id=item, start=start, end=start + len(quote), quote=quote,
-                document=f"report-{item}.html", sha256=f"{item:064x}", row=row)
+                document=f"report-{item}.html", sha256=f"{item:064x}", row=row,
+                bytes=None if row is None else (start + 2, start + 2 + len(quote)))
 
 
 def sample_document(rows: int = 200) -> Document:
@@ -138,7 +140,7 @@ def test_pdf_prints_every_heading_and_quote_literally(pdf: bytes, tmp_path: Path
         assert words[:80] in text, words
     assert " ".join(HOSTILE.split()) in text
     assert ARABIC in text and CYRILLIC in text
-    assert "line 42, bytes 0–" in text and "item 3, characters 120–170" in text
+    assert "line 42, characters 0–27 (bytes 2–29)" in text and "item 3, characters 120–170" in text
     assert "page 1 of" in text
 
 

@@ -226,14 +226,29 @@ def case_blocks(incidents: Sequence[Incident], *, reach: Mapping[str, Sequence[C
                 catalogue: Catalogue, exhibits: Mapping[int, Exhibit],
                 pattern_blocks: Sequence[Block],
                 incident_report: Callable[[Incident, str], Sequence[Block]],
+                short_form: Callable[[Incident], bool],
                 selection: str) -> tuple[Block, ...]:
+    """The case file's blocks. Incidents with a full report come first, each a part of its
+    own; those ``short_form`` picks (known from dataset rows alone) follow as sections of one
+    part, so that thousands of them read as a register, not thousands of parts."""
     groups = schedule_groups(incidents, reach, catalogue)
     ordered_exhibits = [exhibits[k] for k in sorted(exhibits, key=lambda k: exhibits[k].number)]
     blocks: list[Block] = [*cover_blocks(incidents, groups, ordered_exhibits, selection)]
     blocks += pattern_blocks  # opens with its own part heading
     blocks += schedule_blocks(groups, exhibits)
-    for n, incident in enumerate(incidents, 1):
+    full = [i for i in incidents if not short_form(i)]
+    short = [i for i in incidents if short_form(i)]
+    for n, incident in enumerate(full, 1):
         blocks += incident_report(incident, str(n))
+    if short:
+        blocks += [Heading(1, "Incidents recorded only in datasets", anchor="dataset-incidents"),
+                   Paragraph((Text(
+                       "Each incident below is known from rows of the datasets held in the "
+                       "case, not from a report. Its section gives what the rows record, with "
+                       "each value cited to its cell; the full report, with maps, is made by "
+                       "'casebuilder report incident ID'."),), style="note")]
+        for n, incident in enumerate(short, len(full) + 1):
+            blocks += incident_report(incident, str(n))
     blocks += [PageBreak(), Heading(1, "Exhibits", anchor="exhibits"),
                *exhibit_list(ordered_exhibits)]
     return tuple(blocks)

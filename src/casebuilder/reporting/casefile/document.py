@@ -11,13 +11,15 @@ Figures are SVG drawn by casebuilder itself (maps, charts): no image is fetched 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from collections.abc import Callable
+from dataclasses import dataclass, field, replace
 
 
 @dataclass(frozen=True)
 class Span:
-    """Where a statement comes from: an item of the case and a character span of its text
-    (``row`` set instead for a dataset row, whose offsets are bytes of the stored file)."""
+    """Where a statement comes from: an item of the case and a character span of its text.
+    A dataset row's cell also has its line (``row``) and its span in bytes of the stored file
+    (``bytes``), the offsets its claim keeps (decision 0018)."""
 
     item_id: int
     start: int
@@ -26,6 +28,7 @@ class Span:
     document: str  # the item's file name, as ingested
     sha256: str
     row: int | None = None
+    bytes: tuple[int, int] | None = None
 
     @property
     def key(self) -> tuple[int, int, int, int | None]:
@@ -139,6 +142,26 @@ def numbered_spans(document: Document) -> list[Span]:
                     for span in part.spans:
                         seen.setdefault(span.key, span)
     return list(seen.values())
+
+
+def with_spans(blocks: tuple[Block, ...], change: Callable[[Span], Span]
+               ) -> tuple[Block, ...]:
+    """``blocks`` with every cited span replaced by ``change(span)``."""
+    def run(parts: tuple[Inline, ...]) -> tuple[Inline, ...]:
+        return tuple(Cite(tuple(change(s) for s in p.spans)) if isinstance(p, Cite) else p
+                     for p in parts)
+
+    changed: list[Block] = []
+    for block in blocks:
+        if isinstance(block, Paragraph):
+            block = replace(block, parts=run(block.parts))
+        elif isinstance(block, BulletList):
+            block = replace(block, items=tuple(run(item) for item in block.items))
+        elif isinstance(block, Table):
+            block = replace(block, rows=tuple(tuple(run(cell) for cell in row)
+                                              for row in block.rows))
+        changed.append(block)
+    return tuple(changed)
 
 
 def _inline_runs(block: Block) -> list[tuple[Inline, ...]]:

@@ -290,9 +290,12 @@ FOOTNOTE_QUOTE_LIMIT = 180
 def footnote_text(span: Span) -> str:
     """A footnote: the document, the item, where in it (characters, or a dataset's row), and
     the words quoted, cut at a word past :data:`FOOTNOTE_QUOTE_LIMIT` characters."""
-    # a dataset row's claim cites its cell: bytes of the stored file (decision 0018)
-    where = f"line {span.row}, bytes {span.start}–{span.end}" if span.row is not None else \
-        f"characters {span.start}–{span.end}"
+    # a dataset row's cell is also given by line and bytes of the stored file (decision 0018)
+    where = f"characters {span.start}–{span.end}"
+    if span.bytes is not None:
+        where = f"{where} (bytes {span.bytes[0]}–{span.bytes[1]})"
+        if not span.document.endswith(f" line {span.row}"):  # a row's name gives its line
+            where = f"line {span.row}, {where}"
     words = " ".join(span.quote.split())
     limit = FOOTNOTE_QUOTE_LIMIT
     if len(words) > limit:

@@ -31,6 +31,7 @@ from casebuilder.reporting.casefile.document import (
     Strong,
     Table,
     Text,
+    plain,
 )
 from casebuilder.reporting.casefile.figures import ChartDrawer, FigurePoint, MapDrawer, MapPoint
 from casebuilder.resolution import assessment, summary
@@ -75,12 +76,13 @@ def exhibit_anchor(number: int) -> str:
 
 def span_of(claim: ClaimRecord) -> Span:
     """The span a claim is cited by: its sentence, what a reader checks it against. A dataset
-    row's claim cites its cell (bytes of the stored file)."""
+    row's claim cites its cell (its line and bytes are kept beside its characters)."""
     if claim.source_kind == DATASET_KIND:
         found = _ROW_NAME.search(claim.document.name)
+        # characters are found from the bytes when the report is assembled (making.py)
         return Span(claim.document.item_id, claim.char_start, claim.char_end, claim.quote,
                     claim.document.name, claim.document.sha256,
-                    int(found.group(1)) if found else None)
+                    int(found.group(1)) if found else None, (claim.char_start, claim.char_end))
     return Span(claim.document.item_id, claim.sentence_start, claim.sentence_end, claim.quote,
                 claim.document.name, claim.document.sha256)
 
@@ -505,6 +507,59 @@ def incident_blocks(incident: Incident, *, matrix: IncidentMatrix, profiles: Sou
             if i in exhibits]
     if held:
         blocks += [Heading(2, "Exhibits"), exhibits_table(held)]
+    return tuple(blocks)
+
+
+def short_incident_blocks(incident: Incident, *, matrix: IncidentMatrix,
+                          profiles: SourceProfiles, exhibits: Mapping[int, Exhibit],
+                          number: str) -> tuple[Block, ...]:
+    """The short form of an incident known from dataset rows alone, for a case file of
+    thousands: the same facts, sources, elements, decisions and limitations as the full
+    report, as a section of a part rather than a part of its own, and without drawings (the
+    full report stays one ``casebuilder report incident ID`` away)."""
+    blocks: list[Block] = [Heading(2, f"{number}. Incident {incident.id}",
+                                   anchor=incident_anchor(incident.id)),
+                           Paragraph((Emphasis(title_of(incident)),)),
+                           key_facts(incident, profiles), *narrative(incident)]
+    grades = {g.claim_id: g for g in assessment.claim_grades(incident, profiles)}
+    by_source: dict[str, list[ClaimRecord]] = {}
+    for c in incident.claims:
+        by_source.setdefault(c.attributed_to or "an unnamed source", []).append(c)
+    parts: list[Inline] = [Strong("Sources: ")]
+    for n, (who, claims) in enumerate(sorted(by_source.items())):
+        codes = ", ".join(sorted({grades[c.id].code for c in claims if c.id in grades}))
+        parts += [Text(("; " if n else "") + f"{who} ({claims[0].source_kind.replace('_', ' ')}"
+                       + (f", graded {codes}" if codes else "") + ")")]
+    parts.append(Text(". "))
+    contradictions = contradictions_blocks(incident)
+    contested = any(isinstance(b, BulletList) for b in contradictions)
+    if not contested:
+        parts.append(Text("No source contradicts another and no denial was found. "))
+    if incident.decisions:
+        parts.append(Text(f"{len(incident.decisions)} analysts' decision(s), listed below. "))
+    else:
+        parts.append(Text("No analyst has decided on this incident. "))
+    blocks.append(Paragraph(tuple(parts), style="small"))
+    if contested:
+        blocks += contradictions
+    summed = [plain(line) for line in matrix_summary(matrix).items]
+    blocks.append(Paragraph((Strong("Legal elements: "), Text(" ".join(summed))),
+                            style="small"))
+    if incident.decisions:
+        blocks += decisions_blocks(incident)
+    blocks.append(Paragraph((Strong("Limitations: "), Text(" ".join(
+        plain(line) for line in limitations(incident, profiles)))), style="small"))
+    held = [exhibits[i] for i in sorted({m.document.item_id for m in incident.mentions})
+            if i in exhibits]
+    if held:
+        links: list[Inline] = [Strong("Exhibits: ")]
+        for n, exhibit in enumerate(held):
+            if n:
+                links.append(Text(", "))
+            links.append(Link(f"{exhibit.label} ({exhibit.name})", exhibit_anchor(exhibit.number)))
+        rows = sorted({m.document.name for m in incident.mentions})
+        links.append(Text(f"; {', '.join(rows[:6])}{' …' if len(rows) > 6 else ''}."))
+        blocks.append(Paragraph(tuple(links), style="small"))
     return tuple(blocks)
 
 

@@ -16,7 +16,7 @@ import hashlib
 import json
 import math
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -35,12 +35,22 @@ from casebuilder.preservation.checkpoint import SignedCheckpoint, read_checkpoin
 from casebuilder.preservation.items import record_report
 from casebuilder.preservation.merkle import MerkleTree, leaf_hash
 from casebuilder.reporting.casefile.case_report import case_blocks
-from casebuilder.reporting.casefile.document import Block, Document, Heading, Paragraph, Text
+from casebuilder.reporting.casefile.document import (
+    Block,
+    Document,
+    Heading,
+    Paragraph,
+    Span,
+    Text,
+    numbered_spans,
+    with_spans,
+)
 from casebuilder.reporting.casefile.figures import ChartDrawer, MapDrawer, MapPoint
 from casebuilder.reporting.casefile.incident_report import (
     Exhibit,
     exhibit_list,
     incident_blocks,
+    short_incident_blocks,
     title_of,
 )
 from casebuilder.resolution import summary
@@ -125,6 +135,37 @@ def gather_exhibits(case: Case, item_ids: Sequence[int]) -> dict[int, Exhibit]:
             checkpoint_size=covering.tree_size if covering else None,
             checkpoint_root=covering.root if covering else None, proof=proof)
     return out
+
+
+def rows_in_characters(case: Case, blocks: tuple[Block, ...]) -> tuple[Block, ...]:
+    """``blocks`` with each dataset cell's span (bytes of the stored file) given in characters
+    as well, so that every footnote names characters of its item's text, as a report's do.
+    Each stored file is read once, start to end."""
+    wanted: dict[int, set[int]] = {}
+    digests: dict[int, str] = {}
+    for span in numbered_spans(Document("", "", "", "", "", blocks)):
+        if span.bytes is not None:
+            wanted.setdefault(span.item_id, set()).update(span.bytes)
+            digests[span.item_id] = span.sha256
+    characters: dict[int, dict[int, int]] = {}
+    for item_id, offsets in wanted.items():
+        with case.objects.open(digests[item_id]) as fh:
+            data = fh.read()
+        at, counted, found = 0, 0, {}
+        for offset in sorted(offsets):
+            # a cell's bounds fall between characters, so each piece decodes whole
+            counted += len(data[at:offset].decode("utf-8", errors="replace"))
+            at = offset
+            found[offset] = counted
+        characters[item_id] = found
+
+    def in_characters(span: Span) -> Span:
+        if span.bytes is None:
+            return span
+        found = characters[span.item_id]
+        return replace(span, start=found[span.bytes[0]], end=found[span.bytes[1]])
+
+    return with_spans(blocks, in_characters)
 
 
 def state_of(incidents: Sequence[Incident], exhibits: dict[int, Exhibit], catalogue: Catalogue,
@@ -218,6 +259,9 @@ def assemble(case: Case, request: ReportRequest, drawers: Drawers,
                                 profiles=profiles,
                                 evidence=pattern_evidence(case_wide, incident.id))
         drawn = text_based(incident) or request.kind == "incident"
+        if not drawn and number is not None:
+            return short_incident_blocks(incident, matrix=matrix, profiles=profiles,
+                                         exhibits=exhibits, number=number)
         return incident_blocks(incident, matrix=matrix, profiles=profiles,
                                maps=drawers.maps if drawn else None,
                                charts=drawers.charts if drawn else None,
@@ -255,11 +299,13 @@ def assemble(case: Case, request: ReportRequest, drawers: Drawers,
                                incidents_by_id=records)
         blocks = case_blocks(chosen, reach=reach, catalogue=catalogue, exhibits=exhibits,
                              pattern_blocks=shown, incident_report=report_of,
+                             short_form=lambda i: not text_based(i),
                              selection=_selection_words(request.selection))
         title = f"Case file: {name}"
         subtitle = f"{len(chosen)} incidents, {len(exhibits)} exhibits"
     if not blocks:
         blocks = (Paragraph((Text("Nothing to report."),)),)
+    blocks = rows_in_characters(case, blocks)
     return Document(title=title, subtitle=subtitle, case_name=name, as_of=as_of,
                     state_digest=digest, blocks=blocks, notices=notices), chosen
 
