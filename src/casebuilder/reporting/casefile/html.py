@@ -323,6 +323,7 @@ dl.state{display:grid;grid-template-columns:9em 1fr;gap:.25em 1em;font-size:.92e
 dl.state dt{color:var(--muted)}dl.state dd{margin:0;overflow-wrap:anywhere}
 .notices{background:var(--faint);border:1px solid var(--rule);padding:.6em 1em;
 font-size:.9em;margin-top:1.2em}
+.notices p{text-align:left;overflow-wrap:anywhere}
 code{font-family:"DejaVu Sans Mono",monospace;font-size:.82em}
 p{margin:0 0 .8em;text-align:justify;hyphens:auto}
 p.fact{position:relative;padding-left:2.4em}
