@@ -166,6 +166,37 @@ def test_pdf_repeats_a_footnote_number_for_the_same_span(pdf: bytes, tmp_path: P
     assert text.count("three residents were killed when the block was hit") == 1
 
 
+def test_a_large_documents_notes_follow_the_paragraphs_citing_them(tmp_path: Path) -> None:
+    from casebuilder.reporting.casefile.html import footnote_text
+    from casebuilder.reporting.casefile.pdf import document_data
+
+    facts = []
+    for n in range(12):  # twelve incidents of four facts, two new spans each
+        for k in range(4):
+            facts.append(Paragraph((Text(f"fact {n}.{k}"), Cite((
+                span(5, 1000 * n + 10 * k, f"quote {n} {k} a"),
+                span(5, 1000 * n + 10 * k + 5, f"quote {n} {k} b")))),
+                number=f"{4 * n + k + 1}.", group=f"incident {n}"))
+    document = Document(title="T", subtitle="", case_name="C", as_of="2024-01-01",
+                        state_digest="0" * 64,
+                        blocks=(Heading(1, "Schedule"), *facts, Heading(1, "After")))
+    data = document_data(document, section_notes_from=10)
+    assert data["section_notes"] is True
+    printed = [n for b in data["blocks"] if b["kind"] == "notes" for n in b["numbers"]]
+    assert printed == list(range(1, 97))  # every note once, in order
+    # a group of notes never parts the facts of one incident
+    kinds = [b["kind"] for b in data["blocks"]]
+    for i, kind in enumerate(kinds):
+        if kind == "notes" and 0 < i < len(kinds) - 1 and kinds[i + 1] == "paragraph":
+            before = data["blocks"][i - 1]["number"]
+            assert before is not None and int(before.rstrip(".")) % 4 == 0
+    assert document_data(document)["section_notes"] is False  # 96 notes: at the page's foot
+    text = pdf_text(render_pdf(document, section_notes_from=10), tmp_path)
+    flat = " ".join(text.split())
+    for s in numbered_spans(document):
+        assert " ".join(footnote_text(s).split()) in flat
+
+
 def test_pdf_writes_characters_no_font_draws_as_code_points(tmp_path: Path) -> None:
     document = Document(title="T", subtitle="", case_name="C", as_of="2024-01-01",
                         state_digest="0" * 64,

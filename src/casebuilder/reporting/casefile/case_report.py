@@ -101,7 +101,7 @@ def incident_facts(incident: Incident, numbers: FactNumbers,
     if category:
         lead.append(cite(*category[:2]))
     lead += [Text(" "), Link("Incident report", incident_anchor(incident.id)), Text(".")]
-    blocks.append(Paragraph(tuple(lead), number=numbers.next()))
+    blocks.append(Paragraph(tuple(lead), number=numbers.next(), group=incident.id))
     for measure in ("killed", "injured"):
         best = summary.best_figure(incident, measure)
         if best is None or best.low is None:
@@ -116,7 +116,7 @@ def incident_facts(incident: Incident, numbers: FactNumbers,
         low, high = summary.figure_range(incident, measure)
         if low is not None and high is not None and low != high:
             parts.append(Text(f" The figures given range from {low} to {high}."))
-        blocks.append(Paragraph(tuple(parts), number=numbers.next()))
+        blocks.append(Paragraph(tuple(parts), number=numbers.next(), group=incident.id))
     for kind, words in (("weapon", "the weapon as"), ("target", "what was hit as")):
         found = [c for c in claims if c.kind == kind]
         if not found:
@@ -130,7 +130,7 @@ def incident_facts(incident: Incident, numbers: FactNumbers,
             whom = ", ".join(sorted({c.attributed_to or "an unnamed source" for c in group}))
             parts += [Text(f"{whom[:1].upper()}{whom[1:]} describe(s) {words} {value}."),
                       cite(*group[:3]), Text(" ")]
-        blocks.append(Paragraph(tuple(parts), number=numbers.next()))
+        blocks.append(Paragraph(tuple(parts), number=numbers.next(), group=incident.id))
     perpetrators = [c for c in claims if c.kind == "perpetrator"]
     if perpetrators:
         parts = []
@@ -139,7 +139,7 @@ def incident_facts(incident: Incident, numbers: FactNumbers,
             verb = "counter-accuses" if getattr(c.value, "competing", False) else "attributes it to"
             parts += [Text(f"{c.attributed_to or 'An unnamed source'} {verb} {label}."),
                       cite(c), Text(" ")]
-        blocks.append(Paragraph(tuple(parts), number=numbers.next()))
+        blocks.append(Paragraph(tuple(parts), number=numbers.next(), group=incident.id))
     denials = [c for c in claims if c.kind in ("denial", "military_objective",
                                                 "no_military_objective")]
     if denials:
@@ -150,7 +150,7 @@ def incident_facts(incident: Incident, numbers: FactNumbers,
                     "no_military_objective": "says there was no military objective"}[c.kind]
             parts += [Text(f"{c.attributed_to or 'An unnamed source'} {what}."), cite(c),
                       Text(" ")]
-        blocks.append(Paragraph(tuple(parts), number=numbers.next()))
+        blocks.append(Paragraph(tuple(parts), number=numbers.next(), group=incident.id))
     held = sorted({m.document.item_id for m in incident.mentions} & set(exhibits))
     if held:
         links: list[Inline] = [Text("Evidence: ")]
@@ -159,7 +159,8 @@ def incident_facts(incident: Incident, numbers: FactNumbers,
                 links.append(Text(", "))
             links.append(Link(exhibits[item_id].label, f"exhibit-{exhibits[item_id].number}"))
         links.append(Text("."))
-        blocks.append(Paragraph(tuple(links), number=numbers.next(), style="small"))
+        blocks.append(Paragraph(tuple(links), number=numbers.next(), style="small",
+                                group=incident.id))
     numbers.of_incident[incident.id] = (start, numbers.count)
     return blocks
 

@@ -81,6 +81,9 @@ class Paragraph:
     #: "fact" paragraphs of a schedule carry their number ("12."), printed in the margin
     number: str | None = None
     style: str = "body"  # body | note | caution | small
+    #: paragraphs that belong together (the facts of one incident): a renderer keeps them
+    #: together when it can, and never puts its notes between them
+    group: str | None = None
 
 
 @dataclass(frozen=True)

@@ -53,9 +53,9 @@ class ReportRenderError(CasebuilderError):
     """A report could not be written in the format asked for."""
 
 
-def render_pdf(document: Document) -> bytes:
+def render_pdf(document: Document, section_notes_from: int | None = None) -> bytes:
     """The PDF/A-2b bytes of ``document``: the same document always gives the same bytes."""
-    data = document_data(document)
+    data = document_data(document, section_notes_from)
     text = json.dumps(data, ensure_ascii=False, sort_keys=True)
     missing = _undrawable(frozenset(text))
     if missing:
@@ -64,13 +64,19 @@ def render_pdf(document: Document) -> bytes:
     return _compile(text, _timestamp(document.as_of))
 
 
-def document_data(document: Document) -> dict[str, Any]:
+def document_data(document: Document, section_notes_from: int | None = None
+                  ) -> dict[str, Any]:
     """The document as the template reads it: plain JSON values, footnotes numbered, each
-    mark saying whether it is the first citation of its span."""
+    mark saying whether it is the first citation of its span. With more notes than
+    ``section_notes_from`` (default :data:`SECTION_NOTES_FROM`), they are printed in groups
+    after the paragraphs citing them instead of at the foot of the page."""
     spans = numbered_spans(document)
     number = {span.key: n for n, span in enumerate(spans, start=1)}
     anchors = _anchors(document)
     seen: set[int] = set()
+    section_notes = len(spans) > (SECTION_NOTES_FROM if section_notes_from is None
+                                  else section_notes_from)
+    pending: list[int] = []  # notes cited first since the last section began
 
     def run(parts: tuple[Inline, ...]) -> list[dict[str, Any]]:
         out: list[dict[str, Any]] = []
@@ -90,13 +96,29 @@ def document_data(document: Document) -> dict[str, Any]:
                 for span in part.spans:
                     n = number[span.key]
                     marks.append({"n": n, "first": n not in seen})
+                    if n not in seen:
+                        pending.append(n)
                     seen.add(n)
                 out.append({"t": "cite", "marks": marks})
         return out
 
     blocks: list[dict[str, Any]] = []
     placed: set[str] = set()
+
+    def notes_so_far() -> None:
+        if section_notes and pending:
+            blocks.append({"kind": "notes", "numbers": list(pending)})
+        pending.clear()
+
+    group: str | None = None
     for block in document.blocks:
+        # notes close each section, and a long run of facts after a group of paragraphs
+        # (one incident's facts) once a few are waiting
+        opens = isinstance(block, Paragraph) and block.group is not None and (
+            block.group != group)
+        if isinstance(block, Heading) or (opens and len(pending) >= NOTES_PER_GROUP):
+            notes_so_far()
+        group = block.group if isinstance(block, Paragraph) else None
         if isinstance(block, Heading):
             anchor = None
             if block.anchor is not None and block.anchor not in placed:
@@ -126,6 +148,7 @@ def document_data(document: Document) -> dict[str, Any]:
                            "width_mm": _decimal(block.width_mm)})
         elif isinstance(block, PageBreak):
             blocks.append({"kind": "pagebreak"})
+    notes_so_far()
 
     moment = _moment(document.as_of)
     return {
@@ -143,11 +166,18 @@ def document_data(document: Document) -> dict[str, Any]:
         "language": document.language if re.fullmatch(r"[a-z]{2,3}", document.language)
         else "en",
         "notices": [_clean(n) for n in document.notices],
+        "section_notes": section_notes,
         "contents": sum(isinstance(b, Heading) and b.level == 1 for b in document.blocks) > 1,
         "blocks": blocks,
         "footnotes": [_clean(footnote_text(span)) for span in spans],
     }
 
+
+#: above this many notes, a PDF prints them at the end of each section rather than at the
+#: foot of each page: typst's page footnotes cost about 5 ms and 0.6 MB each to lay out, and a
+#: case file of thousands of dataset incidents holds tens of thousands (decision 0025)
+SECTION_NOTES_FROM = 1000
+NOTES_PER_GROUP = 6
 
 _STYLES = frozenset({"body", "note", "caution", "small"})
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f\ufffe\uffff]")
