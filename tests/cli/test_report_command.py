@@ -123,3 +123,51 @@ def test_bad_requests_are_clear_errors(case_file, tmp_path):
                    home=home)
     assert done.returncode == 2 and "no incident" in done.stderr
     assert not (tmp_path / "x.pdf").exists()
+
+
+MONITOR = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "cir-monitor" / \
+    "events.csv"
+CHECKER = Path(__file__).resolve().parents[2] / "scripts" / "check_case_file.py"
+
+
+def check_case_file(home: Path, pdf: Path, *extra: str | Path
+                    ) -> subprocess.CompletedProcess[str]:
+    import sys
+
+    return subprocess.run([sys.executable, str(CHECKER), "--home", str(home), *map(str, extra),
+                           str(pdf)], capture_output=True, text=True, check=False)
+
+
+def test_the_checker_passes_the_dev_case_file_and_catches_a_missing_incident(case_file,
+                                                                             tmp_path):
+    home, out, _ = case_file
+    done = check_case_file(home, out)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert " 0 missing" in done.stdout and " 0 failure(s)" in done.stdout
+    listing = json.loads(run_cli("incidents", "--json", home=home).stdout)
+    listing["incidents"].append({**listing["incidents"][0], "id": "inc-0000000000"})
+    expected = tmp_path / "expected.json"
+    expected.write_text(json.dumps(listing), encoding="utf-8")
+    done = check_case_file(home, out, "--incidents-json", expected)
+    assert done.returncode == 1 and "incident inc-0000000000 is not in the text" in done.stdout
+
+
+@pytest.mark.skipif(not MONITOR.exists(), reason="the shared monitor dataset is not here")
+def test_a_case_file_of_reports_and_the_monitors_rows_holds_and_resolves(
+        dev_case_home: Path, tmp_path: Path) -> None:
+    """The issue's check on a part of the real case (the whole is benchmarks/report_case.py):
+    the development reports and the monitor's imported events, up to early March 2022."""
+    home = tmp_path / "home"
+    shutil.copytree(dev_case_home, home)
+    done = run_cli("import", "cir-monitor", MONITOR, home=home)
+    assert done.returncode in (0, 1), done.stderr  # 1: some rows are refused, and said so
+    out = tmp_path / "case.pdf"
+    done = run_cli("report", "case", "--to", "2022-02-28", "-o", out, home=home)
+    assert done.returncode == 0, done.stderr
+    chosen = run_cli("incidents", "--json", "--to", "2022-02-28", home=home)
+    expected = tmp_path / "expected.json"
+    expected.write_text(chosen.stdout, encoding="utf-8")
+    assert len(json.loads(chosen.stdout)["incidents"]) > 50
+    done = check_case_file(home, out, "--incidents-json", expected)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "line " in pdf_text(out)  # dataset cells are cited by line and bytes too

@@ -52,13 +52,12 @@ def warn_unapplied(case: Case) -> None:
 
 
 def _within(p: dict[str, Any], since: date | None, until: date | None) -> bool:
-    if since is None and until is None:
-        return True
+    from casebuilder.analysis.patterns.records import within_dates
+
     first = p["date_start"] or p.get("date_earliest")  # an open start: its earliest day
-    if first is None:
-        return False
-    start, end = date.fromisoformat(first), date.fromisoformat(p["date_end"])
-    return (since is None or end >= since) and (until is None or start <= until)
+    last = p.get("date_end")
+    return within_dates(date.fromisoformat(first) if first else None,
+                        date.fromisoformat(last) if last else None, since, until)
 
 
 @cli.command("incidents")

@@ -37,6 +37,9 @@ class IncidentRecord:
     region: str = ""
     #: The day of the attack, where it is known to the day; None: a longer or unknown date.
     day: date | None = None
+    #: The earliest and latest day it can be (a day, a week, a siege's months); None: undated.
+    first_day: date | None = None
+    last_day: date | None = None
     #: The local time of day, "HH:MM", where a source gives one.
     time: str | None = None
     categories: tuple[str, ...] = ()
@@ -144,6 +147,8 @@ setting, or whose words are the speaker's name, is not taken as hit."""
         place=str((place or {}).get("name") or place_name),
         region=str((place or {}).get("admin1") or ""),
         day=when.start if when is not None and when.precision == "day" else None,
+        first_day=when.start if when is not None else None,
+        last_day=when.end if when is not None else None,
         time=at,
         categories=tuple(summary.categories(incident)),
         weapons=tuple(summary.weapons(incident)),
@@ -158,6 +163,19 @@ setting, or whose words are the speaker's name, is not taken as hit."""
         no_objective_stated=bool(claims_of(incident.claims, NoMilitaryObjectiveValue)),
         target_quotes=tuple(sorted(quotes.items())),
     )
+
+
+def within_dates(first: date | None, last: date | None, since: date | None,
+                 until: date | None) -> bool:
+    """Whether an incident that can lie anywhere from ``first`` to ``last`` falls within
+    ``since``..``until``: any overlap admits it (an attack dated only to a week or a siege is
+    not left out of the days it may belong to); an undated one is admitted only by no dates.
+    The one reading of a date filter, for ``incidents``, ``patterns``, ``elements``, reports."""
+    if since is None and until is None:
+        return True
+    if first is None or last is None:
+        return False
+    return (since is None or last >= since) and (until is None or first <= until)
 
 
 @dataclass(frozen=True)
@@ -179,11 +197,8 @@ class Selection:
         return {k: v for k, v in data.items() if v is not None}
 
     def admits(self, r: IncidentRecord) -> bool:
-        if (self.since or self.until) and r.day is None:
-            return False
-        if self.since and r.day and r.day < self.since:
-            return False
-        if self.until and r.day and r.day > self.until:
+        if (self.since or self.until) and not within_dates(r.first_day, r.last_day,
+                                                           self.since, self.until):
             return False
         if self.region and self.region.lower() not in f"{r.place} {r.region}".lower():
             return False

@@ -12,10 +12,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
-from casebuilder.analysis.elements.matrix import IncidentMatrix
+from casebuilder.analysis.elements.matrix import Entry, IncidentMatrix
 from casebuilder.extraction.datasets.rows import DATASET_KIND
 from casebuilder.reporting.casefile.document import (
     Block,
@@ -74,17 +74,22 @@ def exhibit_anchor(number: int) -> str:
     return f"exhibit-{number}"
 
 
-def span_of(claim: ClaimRecord) -> Span:
-    """The span a claim is cited by: its sentence, what a reader checks it against. A dataset
-    row's claim cites its cell (its line and bytes are kept beside its characters)."""
+def span_of(claim: ClaimRecord | Entry) -> Span:
+    """The span a claim (or a matrix entry, which is one) is cited by: its sentence, what a
+    reader checks it against. A dataset row's claim cites its cell; its line and bytes are
+    kept beside the characters, which are found when the report is assembled (making.py)."""
+    if isinstance(claim, Entry):
+        item_id, name, sha256 = claim.item_id, claim.document, ""
+        sentence = (claim.quote_start, claim.quote_end)
+    else:
+        item_id, name, sha256 = (claim.document.item_id, claim.document.name,
+                                 claim.document.sha256)
+        sentence = (claim.sentence_start, claim.sentence_end)
     if claim.source_kind == DATASET_KIND:
-        found = _ROW_NAME.search(claim.document.name)
-        # characters are found from the bytes when the report is assembled (making.py)
-        return Span(claim.document.item_id, claim.char_start, claim.char_end, claim.quote,
-                    claim.document.name, claim.document.sha256,
+        found = _ROW_NAME.search(name)
+        return Span(item_id, claim.char_start, claim.char_end, claim.quote, name, sha256,
                     int(found.group(1)) if found else None, (claim.char_start, claim.char_end))
-    return Span(claim.document.item_id, claim.sentence_start, claim.sentence_end, claim.quote,
-                claim.document.name, claim.document.sha256)
+    return Span(item_id, *sentence, claim.quote, name, sha256)
 
 
 def cite(*claims: ClaimRecord) -> Cite:
@@ -361,9 +366,8 @@ def matrix_blocks(matrix: IncidentMatrix, digests: Mapping[int, str]) -> list[Bl
                 Text(f"{len(row.supporting)} for, {len(row.contrary)} against")]
             entries = [*row.supporting[:2], *row.contrary[:1]]
             if entries:
-                support.append(Cite(tuple(Span(e.item_id, e.quote_start, e.quote_end, e.quote,
-                                               e.document, digests.get(e.item_id, ""))
-                                          for e in entries)))
+                support.append(Cite(tuple(replace(span_of(e), sha256=digests.get(
+                    e.item_id, "")) for e in entries)))
             rows.append(((Text(f"{row.element.number}. {row.element.statement}"),),
                          (Strong(row.status.replace("_", " ")),),
                          (Text(row.why),), tuple(support)))

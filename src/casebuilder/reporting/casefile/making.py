@@ -148,9 +148,10 @@ def rows_in_characters(case: Case, blocks: tuple[Block, ...]) -> tuple[Block, ..
             wanted.setdefault(span.item_id, set()).update(span.bytes)
             digests[span.item_id] = span.sha256
     characters: dict[int, dict[int, int]] = {}
+    stored: dict[int, bytes] = {}
     for item_id, offsets in wanted.items():
         with case.objects.open(digests[item_id]) as fh:
-            data = fh.read()
+            stored[item_id] = data = fh.read()
         at, counted, found = 0, 0, {}
         for offset in sorted(offsets):
             # a cell's bounds fall between characters, so each piece decodes whole
@@ -163,7 +164,11 @@ def rows_in_characters(case: Case, blocks: tuple[Block, ...]) -> tuple[Block, ..
         if span.bytes is None:
             return span
         found = characters[span.item_id]
-        return replace(span, start=found[span.bytes[0]], end=found[span.bytes[1]])
+        # the words quoted are the file's own at the span (a CSV cell's quotes doubled, as
+        # stored), so that the footnote and the file read alike
+        raw = stored[span.item_id][span.bytes[0]:span.bytes[1]]
+        return replace(span, start=found[span.bytes[0]], end=found[span.bytes[1]],
+                       quote=raw.decode("utf-8", errors="replace"))
 
     return with_spans(blocks, in_characters)
 
