@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 
 from casebuilder.errors import CaseWriteError
-from casebuilder.preservation import kernel_copy, objects
+from casebuilder.preservation import direct_copy, kernel_copy, objects
 from casebuilder.preservation.objects import ObjectStore
 
 MIB = 1024 * 1024
@@ -19,8 +19,10 @@ MIB = 1024 * 1024
 
 @pytest.fixture
 def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ObjectStore:
-    # Files from 1 MiB take the kernel path here, so the tests need no 64 MiB files.
+    # Files from 1 MiB take the kernel path here, so the tests need no 64 MiB files; direct
+    # writes, tried first where the file system has them, are closed (test_direct_copy.py).
     monkeypatch.setattr(objects, "KERNEL_COPY_MIN", MIB)
+    monkeypatch.setattr(direct_copy, "available", lambda: False)
     return ObjectStore(tmp_path / "objects", tmp_path / "tmp")
 
 

@@ -15,9 +15,10 @@ read-back this store used to do while copying. See docs/decisions/0003.
 
 Runs of zero bytes are skipped with a seek instead of written, so a sparse file stays sparse.
 
-Large regular files (KERNEL_COPY_MIN and more) are copied inside the kernel instead, and hashed
-from the temporary file's own pages (kernel_copy.py): a byte then crosses memory once, not three
-times. Where that way is closed, the buffered copy above is made.
+Large regular files (KERNEL_COPY_MIN and more) are copied with direct writes of the buffers
+hashed (direct_copy.py), or where direct I/O is refused inside the kernel, hashed from the
+temporary file's own pages (kernel_copy.py): a byte then crosses memory once, not three times.
+Where both ways are closed, the buffered copy above is made.
 """
 
 from __future__ import annotations
@@ -41,7 +42,7 @@ from casebuilder.errors import (
     ObjectMissing,
     StoreError,
 )
-from casebuilder.preservation import kernel_copy
+from casebuilder.preservation import direct_copy, kernel_copy
 from casebuilder.preservation.staging import Staging
 
 if TYPE_CHECKING:
@@ -394,9 +395,16 @@ class ObjectStore:
                 progress(length)
 
         with writing_to_case(label):
-            digests = kernel_copy.copy_in_kernel(fd, tmp_fd, algorithms, chunk=chunk,
-                                                 start_writeback=_start_writeback,
-                                                 on_chunk=on_chunk)
+            digests = None
+            if direct_copy.available() and chunk % direct_copy.ALIGNMENT == 0:
+                digests = direct_copy.copy_direct(fd, tmp_fd, algorithms, chunk=chunk,
+                                                  on_chunk=on_chunk)
+                if digests is None:  # the kernel copy next, from an empty temporary
+                    os.ftruncate(tmp_fd, 0)
+            if digests is None:
+                digests = kernel_copy.copy_in_kernel(fd, tmp_fd, algorithms, chunk=chunk,
+                                                     start_writeback=_start_writeback,
+                                                     on_chunk=on_chunk)
             if digests is None:  # start again through buffers, from an empty temporary
                 os.ftruncate(tmp_fd, 0)
                 os.lseek(tmp_fd, 0, os.SEEK_SET)
