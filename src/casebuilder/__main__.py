@@ -1,5 +1,5 @@
-"""``python -m casebuilder`` runs the command line."""
+"""``python -m casebuilder`` runs the command line, as the ``casebuilder`` program does."""
 
-from casebuilder.cli.main import main
+from casebuilder.cli.entry import main
 
 main()

@@ -139,3 +139,49 @@ def test_an_ingest_killed_while_its_copier_copies_takes_the_copier_with_it(tmp_p
     assert run_cli("log", "--tail", "1", home=home).returncode == 0
     assert list((home / "tmp").glob("incoming-*")) == []
     assert run_cli("verify", home=home).returncode == 0
+
+
+PLANS = [
+    # argv, stderr is a terminal, (home, paths) or None
+    (["ingest", "a.mp4"], False, (None, ["a.mp4"])),
+    (["--home", "h", "ingest", "--no-progress", "a", "b"], True, ("h", ["a", "b"])),
+    (["--home=h", "ingest", "--json", "--no-extract", "--", "-odd-name"], False,
+     ("h", ["-odd-name"])),
+    (["ingest", "a.mp4"], True, None),  # a progress bar counts bytes in the run's order
+    (["ingest", "--progress", "a.mp4"], False, None),
+    (["ingest", "--unknown", "a.mp4"], False, None),
+    (["--verbose", "ingest", "a.mp4"], False, None),
+    (["verify"], False, None),
+    (["ingest"], False, None),
+    (["--help"], False, None),
+]
+
+
+@pytest.mark.parametrize(("argv", "terminal", "plan"), PLANS)
+def test_the_entry_point_reads_only_plain_ingests(argv, terminal, plan):
+    from casebuilder.cli.entry import ingest_plan
+
+    found = ingest_plan(argv, terminal)
+    assert (None if found is None else (found[0], [str(p) for p in found[1]])) == plan
+
+
+def test_copies_started_ahead_are_taken_only_for_the_same_home_and_paths(case, large,
+                                                                         tmp_path):
+    from casebuilder.preservation import early
+
+    early.start_ahead(case.paths.root, [large])
+    ahead = early._AHEAD
+    assert ahead is not None
+    with early.early_copies(case.paths.root, [large]) as taken:
+        assert taken is ahead[2]
+    assert early._AHEAD is None
+
+    other = tmp_path / "other.bin"
+    other.write_bytes(os.urandom(EARLY_MIN_BYTES + 10))
+    early.start_ahead(case.paths.root, [large])
+    ahead = early._AHEAD
+    assert ahead is not None
+    with early.early_copies(case.paths.root, [other]) as taken:
+        assert taken is not ahead[2]  # read otherwise by the command line: stopped
+    assert early._AHEAD is None
+    assert sorted(case.paths.tmp.glob("incoming-*")) == []

@@ -264,14 +264,41 @@ class NoEarlyCopies:
         pass
 
 
+#: Copies begun by the program's entry point before the command line loaded (cli/entry.py),
+#: for the home and paths it read from the arguments; taken by ``early_copies``.
+_AHEAD: tuple[Path, tuple[Path, ...], EarlyCopies] | None = None
+
+
+def start_ahead(home: Path, paths: Sequence[Path]) -> None:
+    """Begin the early copies for ``ingest`` of ``paths`` into ``home`` before the command
+    line is even loaded; the command takes them only if it reads the same home and paths."""
+    global _AHEAD
+    started = start_early_copies(home, paths, os.environ)
+    if started is not None:
+        _AHEAD = (home, tuple(paths), started)
+
+
+def _ahead_for(home: Path, paths: Sequence[Path], wanted: bool) -> EarlyCopies | None:
+    global _AHEAD
+    if _AHEAD is None:
+        return None
+    ahead_home, ahead_paths, started = _AHEAD
+    _AHEAD = None
+    if wanted and ahead_home == home and ahead_paths == tuple(paths):
+        return started
+    started.close()  # read otherwise by the command line: the run copies what it is given
+    return None
+
+
 @contextmanager
 def early_copies(home: Path, paths: Sequence[Path], *, wanted: bool = True,
                  environ: Mapping[str, str] | None = None
                  ) -> Iterator[EarlyCopies | NoEarlyCopies]:
     """Early copies for the files among ``paths``, stopped however the block ends. Not
     ``wanted`` with a progress bar, which counts bytes in the run's own order."""
-    started = start_early_copies(home, paths, os.environ if environ is None else environ) \
-        if wanted else None
+    started = _ahead_for(home, paths, wanted)
+    if started is None and wanted:
+        started = start_early_copies(home, paths, os.environ if environ is None else environ)
     early: EarlyCopies | NoEarlyCopies = started if started is not None else NoEarlyCopies()
     try:
         yield early
