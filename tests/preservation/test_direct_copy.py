@@ -10,12 +10,20 @@ import os
 from pathlib import Path
 
 import pytest
+from tests.preservation import copying
+from tests.preservation.copying import (
+    MIB,
+    appending_once,
+    assert_a_full_disk_is_the_cases_error,
+    assert_stored_as_it_ends,
+    digests,
+    disk_full,
+)
 
-from casebuilder.errors import CaseWriteError
 from casebuilder.preservation import direct_copy, kernel_copy, objects
 from casebuilder.preservation.objects import ObjectStore
 
-MIB = 1024 * 1024
+kernel_calls = copying.kernel_calls  # the shared fixture, used here by that name
 
 
 def direct_io_here(directory: Path) -> bool:
@@ -35,24 +43,6 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ObjectStore:
         pytest.skip("no direct I/O on this system or file system")
     monkeypatch.setattr(objects, "KERNEL_COPY_MIN", MIB)  # no 64 MiB files needed
     return ObjectStore(tmp_path / "objects", tmp_path / "tmp")
-
-
-@pytest.fixture
-def kernel_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the kernel copy's calls: direct writes make none."""
-    seen: list[int] = []
-    real = os.copy_file_range
-
-    def counted(*args: int) -> int:
-        seen.append(args[2])
-        return real(*args)
-
-    monkeypatch.setattr(kernel_copy.os, "copy_file_range", counted)
-    return seen
-
-
-def digests(data: bytes) -> tuple[str, str]:
-    return hashlib.sha256(data).hexdigest(), hashlib.sha512(data).hexdigest()
 
 
 @pytest.mark.parametrize("size", [MIB, 5 * MIB + 1, 3 * MIB + 4095, 2 * MIB + 4097])
@@ -124,37 +114,16 @@ def test_a_refused_direct_write_starts_again_another_way(store, kernel_calls, tm
 
 def test_a_full_case_disk_is_the_cases_error_and_leaves_no_temporary(store, tmp_path,
                                                                      monkeypatch):
-    def full(fd: int, data: memoryview, offset: int) -> int:
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(direct_copy.os, "pwrite", full)
-    source = tmp_path / "video.bin"
-    source.write_bytes(os.urandom(2 * MIB))
-    with pytest.raises(CaseWriteError, match="no space left on device"):
-        store.store_file(source, max_size=1 << 40)
-    assert list((tmp_path / "tmp").glob("incoming-*")) == []
-    assert not (tmp_path / "objects" / "sha256").exists()
+    monkeypatch.setattr(direct_copy.os, "pwrite", disk_full)
+    assert_a_full_disk_is_the_cases_error(store, tmp_path)
 
 
 def test_a_source_written_during_the_copy_is_stored_as_it_ends(store, tmp_path, monkeypatch):
     source = tmp_path / "growing.log"
     source.write_bytes(os.urandom(40 * MIB))
-    real = os.preadv
-    appended: list[bool] = []
-
-    def append_once(fd: int, buffers: list[memoryview], offset: int) -> int:
-        read = real(fd, buffers, offset)
-        if not appended:
-            with open(source, "ab") as fh:
-                fh.write(b"a line written while the copy ran\n")
-            appended.append(True)
-        return read
-
+    append_once, appended = appending_once(source, os.preadv)
     monkeypatch.setattr(direct_copy.os, "preadv", append_once)
-    stored = store.store_file(source, max_size=1 << 40)
-    final = source.read_bytes()
-    assert appended and (stored.sha256, stored.sha512) == digests(final)
-    assert stored.path.read_bytes() == final
+    assert_stored_as_it_ends(store.store_file(source, max_size=1 << 40), source, appended)
 
 
 def test_an_unreadable_source_is_left_to_the_buffered_copy(store, tmp_path, monkeypatch):

@@ -4,17 +4,24 @@ holes, and every way it can be refused falls back to the buffered copy or names 
 from __future__ import annotations
 
 import errno
-import hashlib
 import os
 from pathlib import Path
 
 import pytest
+from tests.preservation import copying
+from tests.preservation.copying import (
+    MIB,
+    appending_once,
+    assert_a_full_disk_is_the_cases_error,
+    assert_stored_as_it_ends,
+    digests,
+    disk_full,
+)
 
-from casebuilder.errors import CaseWriteError
 from casebuilder.preservation import direct_copy, kernel_copy, objects
 from casebuilder.preservation.objects import ObjectStore
 
-MIB = 1024 * 1024
+kernel_calls = copying.kernel_calls  # the shared fixture, used here by that name
 
 
 @pytest.fixture
@@ -24,20 +31,6 @@ def store(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> ObjectStore:
     monkeypatch.setattr(objects, "KERNEL_COPY_MIN", MIB)
     monkeypatch.setattr(direct_copy, "available", lambda: False)
     return ObjectStore(tmp_path / "objects", tmp_path / "tmp")
-
-
-@pytest.fixture
-def calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """Counts the kernel's copy calls, so a test knows which path ran."""
-    seen: list[int] = []
-    real = os.copy_file_range
-
-    def counted(*args: int) -> int:
-        seen.append(args[2])
-        return real(*args)
-
-    monkeypatch.setattr(kernel_copy.os, "copy_file_range", counted)
-    return seen
 
 
 def sparse_file(path: Path) -> bytes:
@@ -51,37 +44,33 @@ def sparse_file(path: Path) -> bytes:
     return path.read_bytes()
 
 
-def digests(data: bytes) -> tuple[str, str]:
-    return hashlib.sha256(data).hexdigest(), hashlib.sha512(data).hexdigest()
-
-
-def test_a_large_file_is_copied_in_the_kernel_with_its_digests(store, calls, tmp_path):
+def test_a_large_file_is_copied_in_the_kernel_with_its_digests(store, kernel_calls, tmp_path):
     source = tmp_path / "video.bin"
     data = os.urandom(5 * MIB + 12345)
     source.write_bytes(data)
     stored = store.store_file(source, max_size=1 << 40)
-    assert calls, "the kernel copy was not used"
+    assert kernel_calls, "the kernel copy was not used"
     assert (stored.sha256, stored.sha512) == digests(data)
     assert stored.path.read_bytes() == data and stored.size == len(data)
 
 
-def test_holes_stay_holes_and_are_hashed_as_zeros(store, calls, tmp_path):
+def test_holes_stay_holes_and_are_hashed_as_zeros(store, kernel_calls, tmp_path):
     source = tmp_path / "disk-image.bin"
     data = sparse_file(source)
     stored = store.store_file(source, max_size=1 << 40)
-    assert calls and sum(calls) <= 4 * MIB + 2 * objects.LARGE_CHUNK  # data runs only
+    assert kernel_calls and sum(kernel_calls) <= 4 * MIB + 2 * objects.LARGE_CHUNK  # data runs only
     assert (stored.sha256, stored.sha512) == digests(data)
     assert stored.path.read_bytes() == data
     if os.stat(source).st_blocks * 512 < 8 * MIB:  # the file system keeps holes at all
         assert os.stat(stored.path).st_blocks * 512 < 8 * MIB
 
 
-def test_the_second_digest_can_be_left_for_later(store, calls, tmp_path):
+def test_the_second_digest_can_be_left_for_later(store, kernel_calls, tmp_path):
     source = tmp_path / "video.bin"
     data = os.urandom(2 * MIB)
     source.write_bytes(data)
     stored = store.store_file(source, max_size=1 << 40, second_digest=False)
-    assert calls and stored.sha256 == digests(data)[0] and stored.sha512 is None
+    assert kernel_calls and stored.sha256 == digests(data)[0] and stored.sha512 is None
 
 
 @pytest.mark.parametrize("code", [errno.EXDEV, errno.ENOSYS, errno.EINVAL, errno.EIO])
@@ -101,16 +90,8 @@ def test_a_refused_kernel_copy_falls_back_to_the_buffered_copy(store, tmp_path, 
 
 def test_a_full_case_disk_is_the_cases_error_and_leaves_no_temporary(store, tmp_path,
                                                                      monkeypatch):
-    def full(*args: int) -> int:
-        raise OSError(errno.ENOSPC, "No space left on device")
-
-    monkeypatch.setattr(kernel_copy.os, "copy_file_range", full)
-    source = tmp_path / "video.bin"
-    source.write_bytes(os.urandom(2 * MIB))
-    with pytest.raises(CaseWriteError, match="no space left on device"):
-        store.store_file(source, max_size=1 << 40)
-    assert list((tmp_path / "tmp").glob("incoming-*")) == []
-    assert not (tmp_path / "objects" / "sha256").exists()
+    monkeypatch.setattr(kernel_copy.os, "copy_file_range", disk_full)
+    assert_a_full_disk_is_the_cases_error(store, tmp_path)
 
 
 def test_a_source_written_during_the_copy_is_stored_as_it_ends(store, tmp_path, monkeypatch):
@@ -118,29 +99,16 @@ def test_a_source_written_during_the_copy_is_stored_as_it_ends(store, tmp_path, 
     stores (and names) the bytes the file holds once it is read through."""
     source = tmp_path / "growing.log"
     source.write_bytes(os.urandom(3 * MIB))
-    real = os.copy_file_range
-    appended: list[bool] = []
-
-    def append_once(*args: int) -> int:
-        copied = real(*args)
-        if not appended:
-            with open(source, "ab") as fh:
-                fh.write(b"a line written while the copy ran\n")
-            appended.append(True)
-        return copied
-
+    append_once, appended = appending_once(source, os.copy_file_range)
     monkeypatch.setattr(kernel_copy.os, "copy_file_range", append_once)
-    stored = store.store_file(source, max_size=1 << 40)
-    final = source.read_bytes()
-    assert appended and (stored.sha256, stored.sha512) == digests(final)
-    assert stored.path.read_bytes() == final
+    assert_stored_as_it_ends(store.store_file(source, max_size=1 << 40), source, appended)
 
 
-def test_small_files_keep_the_buffered_copy(store, calls, tmp_path):
+def test_small_files_keep_the_buffered_copy(store, kernel_calls, tmp_path):
     source = tmp_path / "statement.txt"
     source.write_bytes(b"a witness statement\n" * 100)
     stored = store.store_file(source, max_size=1 << 40)
-    assert calls == [] and stored.path.read_bytes() == source.read_bytes()
+    assert kernel_calls == [] and stored.path.read_bytes() == source.read_bytes()
 
 
 def test_data_segments_cover_exactly_the_data(tmp_path):
