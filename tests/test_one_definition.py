@@ -11,6 +11,7 @@ drifting on its own, live in one place, and a second copy anywhere in the code f
 from __future__ import annotations
 
 import ast
+from functools import cache
 from pathlib import Path
 
 from casebuilder.extraction.vocabulary import load_vocabulary
@@ -18,6 +19,12 @@ from casebuilder.model.terms import CATEGORY_ORDER, GRADES
 
 SRC = Path(__file__).resolve().parent.parent / "src" / "casebuilder"
 PRECISIONS = {"point", "district", "settlement", "region", "country"}
+
+
+@cache
+def parsed(path: Path) -> ast.Module:
+    """Each source file parsed once per run (the scans below read every file many times)."""
+    return ast.parse(path.read_text(encoding="utf-8"))
 
 
 def string_collections(tree: ast.AST):
@@ -42,7 +49,7 @@ def copies(of: set[str], at_least: int, *, allowed: set[str]) -> list[str]:
         relative = str(path.relative_to(SRC))
         if relative in allowed:
             continue
-        tree = ast.parse(path.read_text(encoding="utf-8"))
+        tree = parsed(path)
         for line, strings in string_collections(tree):
             if len(strings & of) >= at_least:
                 found.append(f"{relative}:{line}: {sorted(strings & of)}")
@@ -54,7 +61,7 @@ def rank_tables() -> list[str]:
     Tables of other facts keyed by precision (merging's reach in km) are not ranks."""
     found = []
     for path in sorted(SRC.rglob("*.py")):
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        for node in ast.walk(parsed(path)):
             if not isinstance(node, ast.Dict):
                 continue
             keys = {k.value for k in node.keys if isinstance(k, ast.Constant)}
@@ -96,7 +103,7 @@ def test_one_constant_name_means_one_value():
         relative = str(path.relative_to(SRC))
         if relative in STANDALONE:
             continue
-        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+        for node in parsed(path).body:
             target = node.target if isinstance(node, ast.AnnAssign) else (
                 node.targets[0] if isinstance(node, ast.Assign) and len(node.targets) == 1
                 else None)
