@@ -137,8 +137,13 @@ class Document:
 
 def numbered_spans(document: Document) -> list[Span]:
     """Every cited span once, in order of first citation: footnote n is element n-1."""
+    return cited_spans(document.blocks)
+
+
+def cited_spans(blocks: tuple[Block, ...]) -> list[Span]:
+    """Every span ``blocks`` cite, once each, in order of first citation."""
     seen: dict[tuple[int, int, int, int | None], Span] = {}
-    for block in document.blocks:
+    for block in blocks:
         for parts in _inline_runs(block):
             for part in parts:
                 if isinstance(part, Cite):

@@ -462,20 +462,19 @@ def exhibit_list(exhibits: Sequence[Exhibit]) -> list[Block]:
 
 
 def incident_blocks(incident: Incident, *, matrix: IncidentMatrix, profiles: SourceProfiles,
-                    maps: MapDrawer | None, charts: ChartDrawer | None,
+                    maps: MapDrawer, charts: ChartDrawer,
                     exhibits: Mapping[int, Exhibit],
                     neighbours: Sequence[MapPoint] = (), number: str | None = None
                     ) -> tuple[Block, ...]:
-    """The report's sections for one incident (the case file puts several in one document).
-    Without ``maps`` and ``charts`` (an incident known from dataset rows alone, in a case file
-    of thousands) the report is the same less its drawings."""
+    """The report's sections for one incident (the case file puts several in one document;
+    one known from dataset rows alone gets ``short_incident_blocks`` there instead)."""
     heading = f"{number}. " if number else ""
     blocks: list[Block] = [Heading(1, f"{heading}Incident {incident.id}",
                                    anchor=incident_anchor(incident.id)),
                            Paragraph((Emphasis(title_of(incident)),))]
     blocks.append(key_facts(incident, profiles))
     _, place = summary.best_place(incident)
-    if place is not None and maps is not None:
+    if place is not None:
         point = MapPoint(float(place["lat"]), float(place["lon"]),
                          (place.get("name") or "")[:40], incident.id,
                          place.get("uncertainty_km"), emphasis=True)
@@ -491,7 +490,7 @@ def incident_blocks(incident: Incident, *, matrix: IncidentMatrix, profiles: Sou
     table = figures_table(incident)
     if points or table:
         blocks.append(Heading(2, "Casualty figures over time"))
-        if points and charts is not None:
+        if points:
             blocks.append(Figure(charts.figures_over_time(points),
                                  "Figures given by each source, by the time they were given.",
                                  (incident.id,)))
@@ -500,11 +499,8 @@ def incident_blocks(incident: Incident, *, matrix: IncidentMatrix, profiles: Sou
     blocks += [Heading(2, "Sources"), sources_table(incident, profiles)]
     blocks += [Heading(2, "Contradictions, denials and claimed military objectives"),
                *contradictions_blocks(incident)]
-    if maps is None:  # the short form: the matrix summed up, crime by crime
-        blocks += [Heading(2, "Legal elements"), matrix_summary(matrix)]
-    else:
-        blocks += [Heading(2, "Legal elements"), *matrix_blocks(matrix, {
-            m.document.item_id: m.document.sha256 for m in incident.mentions})]
+    blocks += [Heading(2, "Legal elements"), *matrix_blocks(matrix, {
+        m.document.item_id: m.document.sha256 for m in incident.mentions})]
     blocks += [Heading(2, "Analysts' decisions"), *decisions_blocks(incident)]
     blocks += [Heading(2, "Limitations"), BulletList(tuple(limitations(incident, profiles)))]
     held = [exhibits[i] for i in sorted({m.document.item_id for m in incident.mentions})

@@ -42,7 +42,7 @@ from casebuilder.reporting.casefile.document import (
     Paragraph,
     Span,
     Text,
-    numbered_spans,
+    cited_spans,
     with_spans,
 )
 from casebuilder.reporting.casefile.figures import ChartDrawer, MapDrawer, MapPoint
@@ -143,10 +143,12 @@ def rows_in_characters(case: Case, blocks: tuple[Block, ...]) -> tuple[Block, ..
     Each stored file is read once, start to end."""
     wanted: dict[int, set[int]] = {}
     digests: dict[int, str] = {}
-    for span in numbered_spans(Document("", "", "", "", "", blocks)):
+    for span in cited_spans(blocks):
         if span.bytes is not None:
             wanted.setdefault(span.item_id, set()).update(span.bytes)
             digests[span.item_id] = span.sha256
+    if not wanted:  # no dataset cell cited: nothing to rewrite
+        return blocks
     characters: dict[int, dict[int, int]] = {}
     stored: dict[int, bytes] = {}
     for item_id, offsets in wanted.items():
@@ -263,16 +265,12 @@ def assemble(case: Case, request: ReportRequest, drawers: Drawers,
                                 or crimes_in_reach(incident, catalogue),
                                 profiles=profiles,
                                 evidence=pattern_evidence(case_wide, incident.id))
-        drawn = text_based(incident) or request.kind == "incident"
-        if not drawn and number is not None:
+        if number is not None and not text_based(incident):  # in a case file: short form
             return short_incident_blocks(incident, matrix=matrix, profiles=profiles,
                                          exhibits=exhibits, number=number)
         return incident_blocks(incident, matrix=matrix, profiles=profiles,
-                               maps=drawers.maps if drawn else None,
-                               charts=drawers.charts if drawn else None,
-                               exhibits=exhibits,
-                               neighbours=neighbourhood.near(incident.id) if drawn else (),
-                               number=number)
+                               maps=drawers.maps, charts=drawers.charts, exhibits=exhibits,
+                               neighbours=neighbourhood.near(incident.id), number=number)
 
     as_of, digest = state_of(chosen, exhibits, catalogue,
                              None if request.kind == "incident" else pattern, request)

@@ -10,7 +10,7 @@ with ``image(bytes(...))``.
 Only the fonts bundled with typst are used (system fonts are ignored): Libertinus Serif for the
 text, DejaVu Sans Mono for digests and as the fallback for scripts Libertinus lacks (Arabic).
 A character none of them can draw would make the PDF/A export fail; such characters are found
-before the real compilation and written as ``[U+XXXX]`` instead.
+before the real compilation and written as their code point instead (``[U+4E2D]`` for 中).
 
 The only date in the file is the document's ``as_of``, so the same case state gives the same
 bytes: typst writes no clock time, and its document identifier derives from the content.
