@@ -20,7 +20,6 @@ Holes of a sparse source are skipped (hashed as the zeros they read as) and stay
 
 from __future__ import annotations
 
-import errno
 import fcntl
 import hashlib
 import mmap
@@ -30,13 +29,16 @@ import sys
 import threading
 from collections.abc import Callable
 
-from casebuilder.preservation.kernel_copy import data_segments
+from casebuilder.preservation.kernel_copy import (
+    data_segments,
+    raise_if_case_full,
+    source_identity,
+)
 
 #: Direct writes must start and end on this boundary (the largest logical block size in use);
 #: the file's unaligned end is written through the page cache.
 ALIGNMENT = 4096
 BUFFERS = 4
-_CASE_FULL = {errno.ENOSPC, errno.EDQUOT, errno.EROFS}
 
 
 def available() -> bool:
@@ -150,18 +152,13 @@ def _write_all(fd: int, data: memoryview, offset: int) -> None:
         data, offset = data[written:], offset + written
 
 
-def _identity(fd: int) -> tuple[int, int, int]:
-    info = os.fstat(fd)
-    return info.st_size, info.st_mtime_ns, info.st_ctime_ns
-
-
 def copy_direct(source_fd: int, target_fd: int, algorithms: tuple[str, ...], *, chunk: int,
                 on_chunk: Callable[[int], None]) -> dict[str, str] | None:
     """Copy the whole regular file ``source_fd`` into the empty ``target_fd`` with direct
     writes and return the digests of what was written, or None if this way is not open (see
     the module's note). ``on_chunk(n)`` is called after each chunk read (progress, and a
     chance to stop by raising). ``chunk`` must be a multiple of ALIGNMENT."""
-    before = _identity(source_fd)
+    before = source_identity(source_fd)
     size = before[0]
     try:
         flags = fcntl.fcntl(target_fd, fcntl.F_GETFL)
@@ -174,10 +171,10 @@ def copy_direct(source_fd: int, target_fd: int, algorithms: tuple[str, ...], *, 
         copied = _copy_segments(source_fd, size, pipeline, chunk, on_chunk)
         failure = pipeline.failed()
         if failure is not None:
-            if isinstance(failure, OSError) and failure.errno in _CASE_FULL:
-                raise failure
+            if isinstance(failure, OSError):
+                raise_if_case_full(failure)
             return None  # direct writes refused here (EINVAL): the next way, from the start
-        if copied is None or _identity(source_fd) != before:
+        if copied is None or source_identity(source_fd) != before:
             return None
         os.ftruncate(target_fd, size)  # a hole at the end
     finally:

@@ -92,7 +92,8 @@ class _MappedHasher:
         return {name: digest.hexdigest() for name, digest in self.hashes.items()}
 
 
-def _identity(fd: int) -> tuple[int, int, int]:
+def source_identity(fd: int) -> tuple[int, int, int]:
+    """Size, modification and change time: what must not move while a file is copied."""
     info = os.fstat(fd)
     return info.st_size, info.st_mtime_ns, info.st_ctime_ns
 
@@ -110,13 +111,13 @@ def copy_in_kernel(
     digests of what was written, or None if this way is not open (see the module's note).
     ``on_chunk(n)`` is called after each chunk copied (progress, and a chance to stop by
     raising)."""
-    before = _identity(source_fd)
+    before = source_identity(source_fd)
     size = before[0]
     try:
         os.ftruncate(target_fd, size)
         mapped = mmap.mmap(target_fd, size, mmap.MAP_SHARED, mmap.PROT_READ)
     except OSError as exc:
-        _raise_if_case_full(exc)
+        raise_if_case_full(exc)
         return None
     view = memoryview(mapped)
     hasher = _MappedHasher(view, algorithms)
@@ -136,10 +137,10 @@ def copy_in_kernel(
                 hashed = offset
                 on_chunk(copied)
         _hash_up_to(hasher, hashed, size, chunk)  # a hole at the end
-        if _identity(source_fd) != before:
+        if source_identity(source_fd) != before:
             return None
     except OSError as exc:
-        _raise_if_case_full(exc)
+        raise_if_case_full(exc)
         return None
     finally:
         try:
@@ -158,6 +159,7 @@ def _hash_up_to(hasher: _MappedHasher, hashed: int, end: int, chunk: int) -> int
     return hashed
 
 
-def _raise_if_case_full(exc: OSError) -> None:
+def raise_if_case_full(exc: OSError) -> None:
+    """Raise ``exc`` if it is the case home's fault (full, over quota, read-only)."""
     if exc.errno in _CASE_FULL:
         raise exc
