@@ -155,3 +155,44 @@ def test_a_case_whose_log_was_emptied_is_not_finished_but_fails_verify(tmp_path)
     assert reopened.paths.log.read_bytes() == b""
     assert not verify_case(reopened).ok
     reopened.close()
+
+
+
+def _init_killed_before_its_checkpoint(home):
+    """Run init in a process that kills itself (SIGKILL) where its first checkpoint would be
+    signed: the init entry is committed and sealed, nothing is signed."""
+    script = (
+        "import os, signal, sys\n"
+        "import casebuilder.preservation.case as c\n"
+        "c.Case.checkpoint = lambda self: os.kill(os.getpid(), signal.SIGKILL)\n"
+        "c.init_case(__import__('pathlib').Path(sys.argv[1]), environ={})\n"
+    )
+    env = {k: v for k, v in os.environ.items() if not k.startswith("CASEBUILDER_")}
+    died = subprocess.run([sys.executable, "-c", script, str(home)], env=env)
+    assert died.returncode == -signal.SIGKILL
+    checkpoints = home / "custody" / "checkpoints.jsonl"
+    assert not checkpoints.exists() or checkpoints.read_bytes() == b""
+    assert len((home / "custody" / "log.jsonl").read_text().splitlines()) == 1
+
+
+def test_an_init_killed_after_its_entry_before_its_checkpoint_verifies_with_a_note(tmp_path):
+    """The window CI's kill -9 found: verify says so in a note (the seal covers the entry) and
+    passes; the next command signs the entry."""
+    home = tmp_path / "home"
+    _init_killed_before_its_checkpoint(home)
+    checked = run_cli("verify", home=home)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "stopped before its checkpoint" in checked.stdout
+    assert run_cli("items", home=home).returncode == 0
+    again = run_cli("verify", home=home)
+    assert again.returncode == 0 and "stopped before its checkpoint" not in again.stdout
+
+
+def test_an_unsigned_first_entry_without_its_seal_fails_verify(tmp_path):
+    """The note above is earned by the seal: without it, an unsigned first entry fails."""
+    home = tmp_path / "home"
+    _init_killed_before_its_checkpoint(home)
+    (home / "custody" / "seal.json").unlink()
+    checked = run_cli("verify", home=home)
+    assert checked.returncode != 0
+    assert "not covered by any signed checkpoint" in checked.stdout, checked.stdout

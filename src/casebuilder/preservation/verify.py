@@ -718,10 +718,13 @@ def _check_checkpoints(
             _check_timestamp(case, cp, subject, report, timestamp_window)
         previous = cp
     report.counts["checkpoints"] = len(file_lines)
-    if previous is None:
-        report.fail("checkpoints", "there is no signed checkpoint")
-    elif previous.tree_size < tree.size:
-        first, last = max(previous.tree_size, 0), tree.size - 1
+    # Before the first checkpoint the log's whole length is unsigned: init killed after its
+    # entry and before its checkpoint is a command stopped before its checkpoint like any other.
+    signed = 0 if previous is None else previous.tree_size
+    if previous is None and tree.size == 0:
+        report.fail("checkpoints", "there is no signed checkpoint and the log is empty")
+    elif signed < tree.size:
+        first, last = signed, tree.size - 1
         if snap.command_running:
             # A command holds the running lock: it signs its entries when it ends. Whatever
             # else is wrong with them (not in the database, altered) is reported above.
