@@ -15,8 +15,8 @@ from pathlib import Path
 
 from casebuilder.extraction.mentions import SourceText
 from casebuilder.preservation.case import init_case, open_case
-from casebuilder.reporting.export import incident_properties
 from casebuilder.resolution.incidents import build_incidents
+from casebuilder.resolution.listing import incident_properties
 
 SIEGE = ("As of the morning of 12 November, about 900 people remain in Kupiansk despite "
          "round-the-clock shelling.\n\nThe head of the town's military administration spoke on "

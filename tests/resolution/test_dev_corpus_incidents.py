@@ -8,8 +8,9 @@ import json
 import pytest
 
 from casebuilder.preservation.case import open_case
-from casebuilder.reporting.export import export_incidents, incident_properties
+from casebuilder.reporting.export import export_incidents
 from casebuilder.resolution.incidents import build_incidents
+from casebuilder.resolution.listing import incident_properties
 from conftest import SHARED
 
 

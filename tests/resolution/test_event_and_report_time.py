@@ -8,7 +8,7 @@ from datetime import date
 
 from casebuilder.model.claim_values import DateValue, FigureValue
 from casebuilder.model.partial_date import PartialDate
-from casebuilder.reporting.export import incident_properties
+from casebuilder.resolution.listing import incident_properties
 from casebuilder.resolution.records import ClaimRecord, DocumentInfo, MentionRecord
 from casebuilder.resolution.summary import Incident, dates, open_start
 

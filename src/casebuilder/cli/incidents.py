@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def _properties(incidents: list[Incident]) -> list[dict[str, Any]]:
-    from casebuilder.reporting.export import incident_properties
+    from casebuilder.resolution.listing import incident_properties
     from casebuilder.resolution.profiles import load_profiles
 
     profiles = load_profiles()

@@ -93,8 +93,8 @@ def placemark(parent: ET.Element, properties: dict[str, Any], lat: Any, lon: Any
 
 def render_kml(incidents: Sequence[Incident], *, profiles: SourceProfiles | None = None
                ) -> bytes:
-    from casebuilder.reporting.export import incident_properties
     from casebuilder.resolution import summary
+    from casebuilder.resolution.listing import incident_properties
 
     profiles = profiles or load_profiles()
     root = ET.Element("kml", xmlns=KML_NAMESPACE)

@@ -192,7 +192,7 @@ def site_id(place: dict[str, Any], name: str) -> str:
 def render_timemap(incidents: Sequence[Incident], *, profiles: SourceProfiles | None = None,
                    mapping: TimeMapMapping | None = None) -> dict[str, bytes]:
     """The directory's files, by name."""
-    from casebuilder.reporting.export import incident_properties
+    from casebuilder.resolution.listing import incident_properties
 
     profiles = profiles or load_profiles()
     mapping = mapping or shipped_mapping()

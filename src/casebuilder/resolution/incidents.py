@@ -10,8 +10,8 @@ incidents.
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Sequence
-from dataclasses import replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from casebuilder.errors import NotFound
@@ -22,18 +22,18 @@ from casebuilder.resolution.anchoring import (
     anchor_of,
     anchoring_for,
     reanchor,
+    referenced_keys,
     unapplied_decisions,
 )
 from casebuilder.resolution.decisions import Decision, load_decisions, merge_constraints
-from casebuilder.resolution.merge import MergeCandidate, merge
+from casebuilder.resolution.merge import MergeCandidate, Parts, merge
 from casebuilder.resolution.records import MentionRecord, claims_of, load_mentions
 from casebuilder.resolution.summary import Incident, _report_key
 
 
-def incident_id(members: Sequence[MentionRecord]) -> str:
+def incident_id(members: Sequence[MergeCandidate]) -> str:
     """Named after its first-reported mention, so the id stays while that mention is in it."""
-    first = min(members, key=lambda m: (_report_key(m.document.published_raw,
-                                                    m.document.published), m.key))
+    first = min(members, key=lambda m: (m.order, m.key))
     return "inc-" + hashlib.sha256(first.key.encode()).hexdigest()[:10]
 
 
@@ -86,32 +86,66 @@ def build_incidents(case: Case) -> list[Incident]:
 STRUCTURE = frozenset({"merge", "split"})
 
 
+@dataclass
+class Settled:
+    """One incident as merging and the analysts' decisions settle it, named by mention keys:
+    what the stored incidents keep (resolution/stored.py) and Incident is built from."""
+
+    id: str
+    members: list[MergeCandidate]  # in the order they joined
+    reasons: list[str]
+    decisions: list[dict[str, Any]] = field(default_factory=list)
+    overrides: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def first_report(self) -> str:
+        return min(m.order for m in self.members)
+
+
 def assemble(mentions: Sequence[MentionRecord], recorded: Sequence[Decision],
              anchoring: Anchoring | None = None) -> list[Incident]:
+    """Merge the mentions under the analysts' merges and splits, then apply edits and grades
+    (see :func:`settle`)."""
+    by_key = {m.key: m for m in mentions}
+    if anchoring is None:
+        anchoring = reanchor(recorded, {m.key: anchor_of(m) for m in mentions}, {})
+    settled = settle([candidate(m) for m in mentions], recorded, anchoring)
+    return [as_incident(s, by_key) for s in settled]
+
+
+def as_incident(settled: Settled, mentions: Mapping[str, MentionRecord]) -> Incident:
+    return Incident(settled.id, [mentions[m.key] for m in settled.members],
+                    list(settled.reasons), list(settled.decisions), dict(settled.overrides))
+
+
+def settle(candidates: Sequence[MergeCandidate], recorded: Sequence[Decision],
+           anchoring: Anchoring, parts: Parts | None = None) -> list[Settled]:
     """Merge the mentions under the analysts' merges and splits, then apply edits and grades.
 
     Decisions are first re-anchored onto the current mentions (``anchoring``, worked out by
-    :mod:`casebuilder.resolution.anchoring`, which also reads superseded runs; without it only
-    the facts each decision recorded itself are used). Decisions that no longer apply are left
-    out here and reported by :func:`stale_decisions`.
+    :mod:`casebuilder.resolution.anchoring`, which also reads superseded runs). Decisions that
+    no longer apply are left out here and reported by :func:`stale_decisions`. ``parts``, if
+    given, learns which mentions met in the merge, and the mentions each decision names are
+    put in one part (resolution/stored.py updates incidents part by part).
 
     All merges and splits are settled first (which mentions form which incident, and which
     incident keeps which id); only then is each edit and grade given to the incident that now
     holds most of the mentions it was made on. An edit made before a later split therefore
     follows the majority of its mentions, not an id the split may have handed on."""
-    by_key = {m.key: m for m in mentions}
-    if anchoring is None:
-        anchoring = reanchor(recorded, {m.key: anchor_of(m) for m in mentions}, {})
+    by_key = {c.key: c for c in candidates}
     decisions = anchoring.decisions
     together, apart = merge_constraints(decisions)
-    clusters = merge([candidate(m) for m in mentions], together, apart)
-    incidents = []
-    for cluster in clusters:
-        members = [by_key[c.key] for c in cluster.members]
-        incidents.append(Incident(incident_id(members), members, list(cluster.reasons)))
-    by_member = {m.key: i for i in incidents for m in i.mentions}
+    clusters = merge(candidates, together, apart, parts=parts)
+    if parts is not None:
+        for d in decisions:
+            keys = [k for k in referenced_keys(d.payload) if k in by_key]
+            for key in keys[1:]:
+                parts.union(keys[0], key)
+    incidents = [Settled(incident_id(c.members), list(c.members), list(c.reasons))
+                 for c in clusters]
+    by_member = {m.key: i for i in incidents for m in i.members}
     as_recorded = {d.id: d for d in recorded}
-    targets: dict[int, Incident] = {}
+    targets: dict[int, Settled] = {}
     for number, d in enumerate(decisions):
         if d.action not in STRUCTURE:
             continue
@@ -123,7 +157,7 @@ def assemble(mentions: Sequence[MentionRecord], recorded: Sequence[Decision],
         # later decisions and people's notes still find it.
         for other in incidents:
             if other.id == d.incident_id and other is not target:
-                other.id = incident_id(other.mentions) + "-split"
+                other.id = incident_id(other.members) + "-split"
         target.id = d.incident_id
     for number, d in enumerate(decisions):
         if d.action in STRUCTURE:
@@ -142,17 +176,15 @@ def assemble(mentions: Sequence[MentionRecord], recorded: Sequence[Decision],
         if d.action == "grade":
             target.overrides["grade"] = {"grade": d.payload["grade"], "reason": d.reason}
         elif d.action == "edit":
-            field = str(d.payload["field"])
-            key = "killed_best" if field == "killed_best" else field
+            field_name = str(d.payload["field"])
+            key = "killed_best" if field_name == "killed_best" else field_name
             target.overrides[key] = d.payload["value"]
-    incidents.sort(key=lambda i: (min(_report_key(m.document.published_raw,
-                                                  m.document.published) for m in i.mentions),
-                                  i.id))
+    incidents.sort(key=lambda i: (i.first_report, i.id))
     return incidents
 
 
-def _target(d: Decision, by_member: dict[str, Incident], by_key: dict[str, MentionRecord]
-            ) -> Incident | None:
+def _target(d: Decision, by_member: dict[str, Settled], by_key: dict[str, MergeCandidate]
+            ) -> Settled | None:
     """The incident a decision applies to: the one now holding most of the mentions it was
     made on (for a split, of the mentions that remained). Ties go to the incident that now
     carries the id the decision was made on, then to the one holding the earliest-reported of
@@ -161,7 +193,7 @@ def _target(d: Decision, by_member: dict[str, Incident], by_key: dict[str, Menti
     keys = d.payload.get("remaining", []) if d.action == "split" else \
         d.payload.get("anchor_keys", [])
     votes: dict[int, int] = {}
-    found: dict[int, Incident] = {}
+    found: dict[int, Settled] = {}
     first: dict[int, tuple[str, str]] = {}
     for key in keys:
         holder = by_member.get(key)
@@ -170,7 +202,7 @@ def _target(d: Decision, by_member: dict[str, Incident], by_key: dict[str, Menti
         votes[id(holder)] = votes.get(id(holder), 0) + 1
         found[id(holder)] = holder
         m = by_key[key]
-        rank = (_report_key(m.document.published_raw, m.document.published), m.key)
+        rank = (m.order, m.key)
         first[id(holder)] = min(first.get(id(holder), rank), rank)
     if not votes:
         return None

@@ -37,7 +37,7 @@ import math
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from datetime import date
-from functools import cache
+from functools import cache, lru_cache
 
 from casebuilder.extraction.vocabulary import shipped_vocabulary
 from casebuilder.gazetteer import distance_km
@@ -99,7 +99,7 @@ class Cluster:
     @property
     def anchor(self) -> MergeCandidate:
         """The member whose place and date are the most precise."""
-        if self._anchor is None or self._anchor not in self.members:
+        if self._anchor is None:  # members only ever grow, through add()
             self._anchor = min(self.members, key=_anchor_rank)
         return self._anchor
 
@@ -127,13 +127,33 @@ def _cell(lat: float, lon: float) -> tuple[int, int]:
     return (math.floor(lat / CELL_DEGREES), math.floor(lon / CELL_DEGREES))
 
 
-def _near_cells(lat: float, lon: float, reach_km: float) -> Iterable[tuple[int, int]]:
-    row, col = _cell(lat, lon)
+def _steps(reach_km: float) -> int | None:
+    """How many cells either way a place's reach covers; None for a region or a country,
+    whose incidents are looked up through the region index."""
     steps = max(1, math.ceil(reach_km / 7.0))
-    if steps > 20:  # a region or a country: its cells are looked up through the region index
+    return None if steps > 20 else steps
+
+
+#: The index files an incident under coarse keys (INDEX_CELLS cells a side, INDEX_DAYS days, or
+#: INDEX_WEEKS weeks for situations) covering the cells and days of its reach, and a mention
+#: looks under the coarse keys covering its own. Any two whose cells and days meet share a key,
+#: so nothing compatible is missed; a coarse key holds a few more incidents to compare, but a
+#: mention touches about six keys instead of the seventy-five of one key per cell and day.
+INDEX_CELLS = 3
+INDEX_DAYS = 4
+INDEX_WEEKS = 4
+
+
+@lru_cache(maxsize=4096)  # a mention looks, then is filed: the same cells twice in a row
+def _near_cells(lat: float, lon: float, reach_km: float) -> Sequence[tuple[int, int]]:
+    """The index's coarse cells covering the cells within ``reach_km`` of a point."""
+    steps = _steps(reach_km)
+    if steps is None:
         return ()
-    return ((row + dr, col + dc) for dr in range(-steps, steps + 1)
-            for dc in range(-steps, steps + 1))
+    row, col = _cell(lat, lon)
+    rows = range((row - steps) // INDEX_CELLS, (row + steps) // INDEX_CELLS + 1)
+    cols = range((col - steps) // INDEX_CELLS, (col + steps) // INDEX_CELLS + 1)
+    return [(r, c) for r in rows for c in cols]
 
 
 def place_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
@@ -242,15 +262,22 @@ def compatible(candidate: MergeCandidate, cluster: Cluster,
     anchor = anchor or cluster.anchor
     if candidate.situation != anchor.situation:
         return False, "one is a continuing situation, the other a single attack"
+    # The date is tried first because it turns most candidates away cheaply (a city struck
+    # every day); a refusal's reason is never shown, and the reasons of a join keep their order.
+    dated, when = date_match(candidate, anchor)
+    if not dated:
+        return False, when
     reasons = []
-    tests = [place_match, date_match, what_match]
+    tests = [place_match, what_match]
     for test in tests:
         ok, why = test(candidate, anchor)
         if not ok:
             return False, why
         reasons.append(why)
-        if test is place_match and why.startswith(NEIGHBOURS):
-            tests.append(neighbours_match)
+        if test is place_match:
+            reasons.append(when)
+            if why.startswith(NEIGHBOURS):
+                tests.append(neighbours_match)
     return True, "; ".join(reasons)
 
 
@@ -274,11 +301,84 @@ def _day_window(candidate: MergeCandidate, *, looking: bool = False
 
 
 def _buckets(candidate: MergeCandidate, window: tuple[int, int]) -> range:
-    """Days for single attacks; weeks for continuing situations, which run for long spans and
-    are only ever compared with each other."""
-    if candidate.situation:
-        return range(window[0] // 7, window[1] // 7 + 1)
-    return range(window[0], window[1] + 1)
+    """Spans of INDEX_DAYS days for single attacks; of INDEX_WEEKS weeks for continuing
+    situations, which run for long spans and are only ever compared with each other."""
+    span = 7 * INDEX_WEEKS if candidate.situation else INDEX_DAYS
+    return range(window[0] // span, window[1] // span + 1)
+
+
+@dataclass(frozen=True)
+class Block:
+    """Where in the index a mention (one of its places) is filed and looks: its kind, the
+    coarse cells (None for a region or a country), its region and the span of buckets of both
+    its filing and its looking. Two mentions whose blocks do not touch never meet in a merge,
+    which is what lets stored incidents be updated part by part (resolution/stored.py)."""
+
+    situation: bool
+    broad: bool  # placed only at region or country level: looks through the region index
+    admin1: str
+    rows: tuple[int, int] | None
+    cols: tuple[int, int] | None
+    buckets: tuple[int, int]
+
+    def touches(self, other: Block) -> bool:
+        if self.situation != other.situation or self.buckets[1] < other.buckets[0] or \
+                other.buckets[1] < self.buckets[0]:
+            return False
+        if (self.broad or other.broad) and self.admin1 and self.admin1 == other.admin1:
+            return True
+        return (self.rows is not None and other.rows is not None and self.cols is not None
+                and other.cols is not None and self.rows[0] <= other.rows[1]
+                and other.rows[0] <= self.rows[1] and self.cols[0] <= other.cols[1]
+                and other.cols[0] <= self.cols[1])
+
+
+def blocks_of(candidate: MergeCandidate) -> list[Block]:
+    """The blocks of a mention and of each other place its name may mean."""
+    out = []
+    for option in (candidate, *candidate.alternatives):
+        filed, looking = _day_window(option), _day_window(option, looking=True)
+        if filed is None or looking is None or option.lat is None or option.lon is None:
+            continue
+        spans = [*_buckets(option, filed), *_buckets(option, looking)]
+        cells = list(_near_cells(option.lat, option.lon, option.reach_km))
+        broad = option.precision in COARSE
+        rows = cols = None
+        if cells and not broad:
+            rows = (min(r for r, _ in cells), max(r for r, _ in cells))
+            cols = (min(c for _, c in cells), max(c for _, c in cells))
+        out.append(Block(option.situation, broad, option.admin1, rows, cols,
+                         (min(spans), max(spans))))
+    return out
+
+
+class Parts:
+    """Which mentions met in a merge: a mention and every incident the index showed it are in
+    one part. A merge of one part's mentions alone gives that part's incidents exactly as the
+    merge of the whole case does (the index shows a mention nothing outside its part)."""
+
+    def __init__(self) -> None:
+        self.parent: dict[str, str] = {}
+
+    def find(self, key: str) -> str:
+        parent = self.parent
+        root = parent.setdefault(key, key)
+        while root != parent[root]:
+            root = parent[root]
+        while key != root:  # path compression keeps the trees flat
+            parent[key], key = root, parent[key]
+        return root
+
+    def union(self, a: str, b: str) -> None:
+        ra, rb = self.find(a), self.find(b)
+        if ra != rb:
+            self.parent[max(ra, rb)] = min(ra, rb)
+
+    def groups(self) -> dict[str, list[str]]:
+        out: dict[str, list[str]] = {}
+        for key in self.parent:
+            out.setdefault(self.find(key), []).append(key)
+        return out
 
 
 @dataclass
@@ -291,6 +391,12 @@ class MergeIndex:
     by_region: dict[tuple[bool, str, int], list[int]] = field(default_factory=dict)
 
     def add(self, index: int, candidate: MergeCandidate) -> None:
+        """File an incident under a mention's places: each place its name may mean, so that
+        the parts (Parts) a mention's incident meets never depend on which place it took."""
+        for option in (candidate, *candidate.alternatives):
+            self._add(index, option)
+
+    def _add(self, index: int, candidate: MergeCandidate) -> None:
         window = _day_window(candidate)
         if window is None or candidate.lat is None or candidate.lon is None:
             return  # undated or unplaced: nothing can join it by the rules
@@ -298,14 +404,14 @@ class MergeIndex:
         buckets = _buckets(candidate, window)
         if candidate.admin1:
             for bucket in buckets:
-                self.by_region.setdefault((kind, candidate.admin1, bucket), []).append(index)
+                _file(self.by_region.setdefault((kind, candidate.admin1, bucket), []), index)
         if candidate.precision in {"region", "country"}:
             return
         # Registered over its own reach, so a more precise mention nearby finds it even though
         # that mention only looks as far as its own, smaller reach.
         for row, col in _near_cells(candidate.lat, candidate.lon, candidate.reach_km):
             for bucket in buckets:
-                self.by_cell.setdefault((kind, row, col, bucket), []).append(index)
+                _file(self.by_cell.setdefault((kind, row, col, bucket), []), index)
 
     def near(self, candidate: MergeCandidate) -> list[int]:
         window = _day_window(candidate, looking=True)
@@ -324,13 +430,20 @@ class MergeIndex:
         return sorted(found)
 
 
+def _file(incidents: list[int], index: int) -> None:
+    if not incidents or incidents[-1] != index:  # a second report of the last one: filed
+        incidents.append(index)
+
+
 def merge(candidates: Sequence[MergeCandidate],
           together: Sequence[Sequence[str]] = (),
           apart: Sequence[tuple[str, str]] = (),
-          *, exhaustive: bool = False) -> list[Cluster]:
+          *, exhaustive: bool = False, parts: Parts | None = None) -> list[Cluster]:
     """Cluster mentions into incidents. ``together`` lists groups of mention keys an analyst
     merged; ``apart`` lists pairs an analyst split; both are respected before any rule.
-    ``exhaustive`` compares every mention with every incident (for tests of the index)."""
+    ``exhaustive`` compares every mention with every incident (for tests of the index).
+    ``parts``, if given, learns which mentions met (see :class:`Parts`)."""
+    met = _Links()
     by_key = {c.key: c for c in candidates}
     forced: dict[str, int] = {}
     clusters: list[Cluster] = []
@@ -349,6 +462,7 @@ def merge(candidates: Sequence[MergeCandidate],
         for m in members:
             forced[m.key] = len(clusters) - 1
             index.add(len(clusters) - 1, m)
+        met.placed(len(clusters) - 1)
     for position in sorted(forced.values()):
         for m in clusters[position].members:
             clusters[position].apart |= keep_apart.get(m.key, set())
@@ -358,7 +472,8 @@ def merge(candidates: Sequence[MergeCandidate],
     undecided = [c for c in ordered if c.precision not in COARSE and c.alternatives]
     broad = [c for c in ordered if c.precision in COARSE]
     for candidate in fine:
-        _join_first_or_start(clusters, index, candidate, keep_apart, exhaustive=exhaustive)
+        _join_first_or_start(clusters, index, candidate, keep_apart, met,
+                             exhaustive=exhaustive)
     # A mention whose place name fits several places its document did not tell apart comes
     # next: it joins an incident at one of those places if exactly one fits (another report
     # named the region), whatever the order the reports came in; otherwise it is placed at the
@@ -370,6 +485,7 @@ def merge(candidates: Sequence[MergeCandidate],
         for option in (candidate, *candidate.alternatives):
             nearby = range(decided) if exhaustive else [
                 n for n in index.near(option) if n < decided]
+            _meet(met, nearby)
             for number in nearby:
                 ok, why = compatible(option, clusters[number])
                 if ok and number not in fitted:
@@ -382,9 +498,11 @@ def merge(candidates: Sequence[MergeCandidate],
                 why = (f"{why}; its document names {name} without saying which of "
                        f"{len(candidate.alternatives) + 1} places of that name, and only this "
                        "one fits")
-            _join(clusters, index, number, option, why, keep_apart)
+            _join(clusters, index, number, option, why, keep_apart, met)
+            index.add(number, candidate)  # filed under all its places, as any other
         else:
-            _join_first_or_start(clusters, index, candidate, keep_apart, exhaustive=exhaustive)
+            _join_first_or_start(clusters, index, candidate, keep_apart, met,
+                                 exhaustive=exhaustive)
     # Region- and country-level mentions are placed after every finer one, so whether
     # "shelling of the Kharkiv region killed four" joins an incident never depends on when the
     # finer reports arrived. Each is compared with the incidents the finer mentions made (as
@@ -396,55 +514,110 @@ def merge(candidates: Sequence[MergeCandidate],
     for candidate in broad:
         nearby = range(settled) if exhaustive else [
             n for n in index.near(candidate) if n < settled]
+        _meet(met, nearby)
         fits = []
         for number in nearby:
             ok, why = compatible(candidate, clusters[number], anchors[number])
             if ok:
                 fits.append((number, why))
         if len(fits) == 1:
-            _join(clusters, index, fits[0][0], candidate, fits[0][1], keep_apart)
+            _join(clusters, index, fits[0][0], candidate, fits[0][1], keep_apart, met)
         else:
+            met.hold(candidate.key)
             left.append(candidate)
     # The rest (none fitted, or several did) form incidents among themselves, by the same rule.
     own = len(clusters)
     for candidate in left:
         nearby = range(own, len(clusters)) if exhaustive else [
             n for n in index.near(candidate) if n >= own]
+        met.resume(candidate.key)
+        _meet(met, nearby)
         fits = []
         for number in nearby:
             ok, why = compatible(candidate, clusters[number])
             if ok:
                 fits.append((number, why))
         if len(fits) == 1:
-            _join(clusters, index, fits[0][0], candidate, fits[0][1], keep_apart)
+            _join(clusters, index, fits[0][0], candidate, fits[0][1], keep_apart, met)
         else:
-            _start(clusters, index, candidate, keep_apart)
+            _start(clusters, index, candidate, keep_apart, met)
+    if parts is not None:
+        met.into(parts, clusters)
     return clusters
 
 
+class _Links:
+    """Which incidents of one merge met, by their numbers: the working form of Parts."""
+
+    def __init__(self) -> None:
+        self.parent: list[int] = []
+        self.waiting: list[int] = []  # what the mention being placed met, until it is placed
+        self.held: dict[str, list[int]] = {}
+
+    def root(self, number: int) -> int:
+        parent = self.parent
+        while parent[number] != number:
+            parent[number] = parent[parent[number]]  # path halving
+            number = parent[number]
+        return number
+
+    def placed(self, number: int) -> None:
+        """The mention just met ``self.waiting`` and is now in incident ``number``."""
+        while len(self.parent) <= number:
+            self.parent.append(len(self.parent))
+        root = self.root(number)
+        for other in self.waiting:
+            other = self.root(other)
+            if other != root:
+                self.parent[max(other, root)] = min(other, root)
+                root = min(other, root)
+        self.waiting = []
+
+    def hold(self, key: str) -> None:
+        """The mention met these but is placed later (a region-level mention none fitted)."""
+        self.held[key], self.waiting = self.waiting, []
+
+    def resume(self, key: str) -> None:
+        self.waiting = self.held.pop(key, [])
+
+    def into(self, parts: Parts, clusters: Sequence[Cluster]) -> None:
+        for number, cluster in enumerate(clusters):
+            first = clusters[self.root(number)].members[0].key
+            for m in cluster.members:
+                parts.union(first, m.key)
+
+
+def _meet(links: _Links, nearby: Iterable[int]) -> None:
+    links.waiting.extend(nearby)
+
+
 def _join_first_or_start(clusters: list[Cluster], index: MergeIndex, candidate: MergeCandidate,
-                         keep_apart: dict[str, set[str]], *, exhaustive: bool) -> None:
+                         keep_apart: dict[str, set[str]], links: _Links, *,
+                         exhaustive: bool) -> None:
     """Join the first compatible incident, in report order, or start a new one."""
     nearby = range(len(clusters)) if exhaustive else index.near(candidate)
+    _meet(links, nearby)
     for number in nearby:
         ok, why = compatible(candidate, clusters[number])
         if ok:
-            _join(clusters, index, number, candidate, why, keep_apart)
+            _join(clusters, index, number, candidate, why, keep_apart, links)
             return
-    _start(clusters, index, candidate, keep_apart)
+    _start(clusters, index, candidate, keep_apart, links)
 
 
 def _join(clusters: list[Cluster], index: MergeIndex, number: int, candidate: MergeCandidate,
-          why: str, keep_apart: dict[str, set[str]]) -> None:
+          why: str, keep_apart: dict[str, set[str]], links: _Links) -> None:
     cluster = clusters[number]
     cluster.add(candidate)
     cluster.reasons.append(f"{candidate.label}: joined ({why})")
     cluster.apart |= keep_apart.get(candidate.key, set())
     index.add(number, candidate)
+    links.placed(number)
 
 
 def _start(clusters: list[Cluster], index: MergeIndex, candidate: MergeCandidate,
-           keep_apart: dict[str, set[str]]) -> None:
+           keep_apart: dict[str, set[str]], links: _Links) -> None:
     clusters.append(Cluster(members=[candidate], reasons=[f"{candidate.label}: first report"],
                             apart=set(keep_apart.get(candidate.key, set()))))
     index.add(len(clusters) - 1, candidate)
+    links.placed(len(clusters) - 1)
