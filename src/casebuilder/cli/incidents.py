@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from datetime import date
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -51,16 +50,7 @@ def warn_unapplied(case: Case) -> None:
         )
 
 
-def _within(p: dict[str, Any], since: date | None, until: date | None) -> bool:
-    from casebuilder.analysis.patterns.records import within_dates
-
-    first = p["date_start"] or p.get("date_earliest")  # an open start: its earliest day
-    last = p.get("date_end")
-    return within_dates(date.fromisoformat(first) if first else None,
-                        date.fromisoformat(last) if last else None, since, until)
-
-
-@cli.command("incidents")
+@cli.group("incidents", invoke_without_command=True)
 @click.option("--place", help="Only incidents whose place or region contains this text.")
 @click.option("--from", "since", type=click.DateTime(["%Y-%m-%d"]), help="From this date.")
 @click.option("--to", "until", type=click.DateTime(["%Y-%m-%d"]), help="Up to this date.")
@@ -68,9 +58,9 @@ def _within(p: dict[str, Any], since: date | None, until: date | None) -> bool:
               help="Only incidents of this category.")
 @click.option("--grade", type=click.Choice(GRADES), help="Only incidents of this grade.")
 @click.option("--json", "as_json", is_flag=True, help="Print the chosen incidents as JSON.")
-@click.pass_obj
+@click.pass_context
 def incidents_command(
-    state: CliState,
+    context: click.Context,
     place: str | None,
     since: Any,
     until: Any,
@@ -78,36 +68,33 @@ def incidents_command(
     grade: str | None,
     as_json: bool,
 ) -> None:
-    """List the case's incidents as a table (the listing is logged as a view)."""
+    """List the case's incidents as a table (the listing is logged as a view), read from the
+    stored incidents after bringing them up to date; 'incidents rebuild' merges them afresh."""
     from rich.console import Console
     from rich.table import Table
 
     from casebuilder.cli.views import log_view
-    from casebuilder.resolution.incidents import build_incidents
+    from casebuilder.resolution.stored import ListFilter, listed
 
+    if context.invoked_subcommand is not None:
+        return
+    state: CliState = context.obj
+    chosen_by = ListFilter(place=place, since=since.date() if since else None,
+                           until=until.date() if until else None, category=category,
+                           grade=grade)
     with opened_case(state, create=False) as case:
-        rows = _properties(build_incidents(case))
+        chosen, total = listed(case, chosen_by)
         warn_unapplied(case)
         filters = {"place": place, "from": since.date().isoformat() if since else None,
                    "to": until.date().isoformat() if until else None, "category": category,
                    "grade": grade}
         log_view(case, "incident list", details={
             "filters": {k: v for k, v in filters.items() if v is not None}})
-    since_d = since.date() if since else None
-    until_d = until.date() if until else None
-    chosen = [
-        p
-        for p in rows
-        if (not place or place.lower() in f"{p['place']} {p['admin1']}".lower())
-        and (not category or category in p["categories"])
-        and (not grade or p["grade"] == grade)
-        and _within(p, since_d, until_d)
-    ]
     if as_json:
-        click.echo(json.dumps({"count": len(chosen), "of": len(rows), "incidents": chosen},
+        click.echo(json.dumps({"count": len(chosen), "of": total, "incidents": chosen},
                               indent=2, ensure_ascii=False))
         return
-    table = Table(title=f"{len(chosen)} of {len(rows)} incidents", show_lines=False)
+    table = Table(title=f"{len(chosen)} of {total} incidents", show_lines=False)
     for column in (
         "id",
         "date",
@@ -139,6 +126,18 @@ def incidents_command(
             str(len(p["documents"])),
         )
     Console(width=160).print(table)
+
+
+@incidents_command.command("rebuild")
+@click.pass_obj
+def incidents_rebuild(state: CliState) -> None:
+    """Merge every current mention afresh into the stored incidents (logged); incidents are
+    otherwise kept up to date part by part as documents and decisions arrive."""
+    from casebuilder.resolution.stored import refresh
+
+    with opened_case(state, create=False) as case:
+        done = refresh(case, rebuild=True)
+    click.echo(f"Rebuilt {done.incidents} incident(s) from {done.merged_again} mention(s).")
 
 
 def _not_taken(n: dict[str, Any]) -> str:
@@ -198,11 +197,11 @@ def incident_group() -> None:
 def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
     """Why each document was joined, every source's version, figures, contradictions, grade."""
     from casebuilder.preservation.items import item_ref
-    from casebuilder.resolution.incidents import build_incidents, find_incident
+    from casebuilder.resolution.stored import stored_incident
     from casebuilder.store.schema import Item
 
     with opened_case(state, create=False) as case:
-        incident = find_incident(build_incidents(case), incident_id)
+        incident = stored_incident(case, incident_id)
         (p,) = _properties([incident])
         warn_unapplied(case)
         with case.transaction() as tx:

@@ -181,3 +181,15 @@ class PartialDate:
             return PartialDate.day(start)
         return PartialDate.range(start, end)
 
+
+def within_dates(first: date | None, last: date | None, since: date | None,
+                 until: date | None) -> bool:
+    """Whether an incident that can lie anywhere from ``first`` to ``last`` falls within
+    ``since``..``until``: any overlap admits it (an attack dated only to a week or a siege is
+    not left out of the days it may belong to); an undated one is admitted only by no dates.
+    The one reading of a date filter, for ``incidents``, ``patterns``, ``elements``, reports."""
+    if since is None and until is None:
+        return True
+    if first is None or last is None:
+        return False
+    return (since is None or last >= since) and (until is None or first <= until)

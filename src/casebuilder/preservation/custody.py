@@ -56,6 +56,7 @@ ACTIONS = frozenset(
         "recover",  # an investigator set aside or adopted entries casebuilder did not seal
         "key-rotation",  # the case was given a new signing key, approved by the old one
         "store-note",  # what interrupted commands left in tmp/ or the store (leftovers.py)
+        "incidents",  # the stored incidents were rebuilt or updated (resolution/stored.py)
     }
 )
 

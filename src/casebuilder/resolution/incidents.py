@@ -77,6 +77,16 @@ def _placed(m: MentionRecord, place: dict[str, Any]) -> MergeCandidate:
 
 
 def build_incidents(case: Case) -> list[Incident]:
+    """The case's incidents as stored, brought up to date first (resolution/stored.py, which
+    builds on this module and is therefore imported here, when called)."""
+    from casebuilder.resolution.stored import stored_incidents
+
+    return stored_incidents(case)
+
+
+def merged_incidents(case: Case) -> list[Incident]:
+    """The case's incidents merged afresh from every current mention: what the stored
+    incidents must always equal."""
     mentions = load_mentions(case)
     decisions = load_decisions(case)
     anchoring = anchoring_for(case, decisions, {m.key: anchor_of(m) for m in mentions})

@@ -141,17 +141,25 @@ def _row_documents(session: Session, run_ids: list[int], documents: dict[int, Do
     return out
 
 
-def load_mentions(case: Case) -> list[MentionRecord]:
-    """Every mention of every current extraction run, in document and text order."""
+def load_mentions(case: Case, *, run_ids: Iterable[int] | None = None,
+                  mention_ids: Iterable[int] | None = None) -> list[MentionRecord]:
+    """Every mention of every current extraction run, in document and text order; or only
+    those of the current runs ``run_ids``, or only the mentions ``mention_ids``."""
     with case.session() as session:
-        runs = {r.id: r for r in session.execute(select(schema.ExtractionRun).where(
-            schema.ExtractionRun.current.is_(True))).scalars()}
-        if not runs:
-            return []
-        rows = list(session.execute(select(schema.IncidentMention).where(
-            schema.IncidentMention.run_id.in_(list(runs))).order_by(
+        mentions = select(schema.IncidentMention).join(
+            schema.ExtractionRun, schema.ExtractionRun.id == schema.IncidentMention.run_id
+        ).where(schema.ExtractionRun.current.is_(True))
+        if run_ids is not None:
+            mentions = mentions.where(schema.IncidentMention.run_id.in_(list(run_ids)))
+        if mention_ids is not None:
+            mentions = mentions.where(schema.IncidentMention.id.in_(list(mention_ids)))
+        rows = list(session.execute(mentions.order_by(
             schema.IncidentMention.item_id, schema.IncidentMention.char_start,
             schema.IncidentMention.id)).scalars())
+        if not rows:
+            return []
+        runs = {r.id: r for r in session.execute(select(schema.ExtractionRun).where(
+            schema.ExtractionRun.id.in_({r.run_id for r in rows}))).scalars()}
         claims = list(session.execute(select(schema.Claim).where(
             schema.Claim.mention_id.in_([r.id for r in rows])).order_by(
             schema.Claim.id)).scalars())

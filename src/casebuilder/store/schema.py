@@ -12,6 +12,7 @@ from typing import Any, ClassVar
 from sqlalchemy import (
     JSON,
     BigInteger,
+    Boolean,
     ForeignKey,
     Index,
     Integer,
@@ -295,3 +296,82 @@ class DatasetRow(Base):
     mention_key: Mapped[str | None] = mapped_column(String(40))
     facts: Mapped[dict[str, Any]] = mapped_column(JSON)  # entry id, date, place, title as given
     cells: Mapped[dict[str, Any]] = mapped_column(JSON)  # column -> [byte_start, byte_end]
+
+
+class MergeEntry(Base):
+    """A current mention as merging sees it (resolution/stored.py): its merge candidate, kept so
+    that a part of the case can be merged again without reading its claims, and the part of the
+    case it belongs to (mentions of different parts never meet in a merge)."""
+
+    __tablename__ = "merge_entries"
+    key: Mapped[str] = mapped_column(String(40), primary_key=True)
+    mention_id: Mapped[int | None] = mapped_column(Integer, index=True)
+    part: Mapped[str] = mapped_column(String(40), index=True)
+    candidate: Mapped[dict[str, Any]] = mapped_column(JSON)
+
+
+class MergeBlock(Base):
+    """Where one place of a mention is filed and looks in the merge's index: its kind, coarse
+    cells, region and span of buckets (resolution.merge.Block). Finding the stored mentions a
+    new one could meet is a range query on these rows."""
+
+    __tablename__ = "merge_blocks"
+    __table_args__ = (
+        Index("ix_merge_blocks_situation_bucket_lo", "situation", "bucket_lo"),
+        Index("ix_merge_blocks_admin1", "admin1"),
+    )
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    key: Mapped[str] = mapped_column(String(40), index=True)
+    situation: Mapped[bool] = mapped_column(Boolean)
+    broad: Mapped[bool] = mapped_column(Boolean)
+    admin1: Mapped[str] = mapped_column(String(200))
+    row_lo: Mapped[int | None] = mapped_column(Integer)
+    row_hi: Mapped[int | None] = mapped_column(Integer)
+    col_lo: Mapped[int | None] = mapped_column(Integer)
+    col_hi: Mapped[int | None] = mapped_column(Integer)
+    bucket_lo: Mapped[int] = mapped_column(Integer)
+    bucket_hi: Mapped[int] = mapped_column(Integer)
+
+
+class StoredIncident(Base):
+    """An incident as merging and analysts' decisions settle it, kept between commands: its
+    reasons, decisions and edits, and its listing record (resolution.listing), with the fields
+    the incident list filters on as columns."""
+
+    __tablename__ = "stored_incidents"
+    id: Mapped[str] = mapped_column(String(60), primary_key=True)
+    part: Mapped[str] = mapped_column(String(40), index=True)
+    first_report: Mapped[str] = mapped_column(String(80), index=True)
+    date_from: Mapped[str | None] = mapped_column(String(10), index=True)
+    date_to: Mapped[str | None] = mapped_column(String(10))
+    place: Mapped[str] = mapped_column(Text)  # place and region, lower case, for --place
+    categories: Mapped[str] = mapped_column(Text)  # " explosive_attack killing "
+    grade: Mapped[str] = mapped_column(String(20), index=True)
+    reasons: Mapped[list[str]] = mapped_column(JSON)
+    decisions: Mapped[list[Any]] = mapped_column(JSON)
+    overrides: Mapped[dict[str, Any]] = mapped_column(JSON)
+    record: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+
+
+class IncidentMember(Base):
+    """Which incident a mention is in, at which place among its members, and why it joined."""
+
+    __tablename__ = "incident_members"
+    key: Mapped[str] = mapped_column(String(40), primary_key=True)
+    incident_id: Mapped[str] = mapped_column(String(60), index=True)
+    position: Mapped[int] = mapped_column(Integer)
+
+
+class IncidentState(Base):
+    """What the stored incidents were built from: the current extraction runs and analysts'
+    decisions (their count and highest id) and the rules (a digest), so a reader knows whether
+    they are up to date, or only need the newest mentions or decisions added."""
+
+    __tablename__ = "incident_state"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True)
+    runs: Mapped[int] = mapped_column(Integer)
+    last_run: Mapped[int] = mapped_column(Integer)
+    decisions: Mapped[int] = mapped_column(Integer)
+    last_decision: Mapped[int] = mapped_column(Integer)
+    rules: Mapped[str] = mapped_column(String(64))
+    exact_anchors: Mapped[bool] = mapped_column(Boolean)  # no decision was re-anchored or lost

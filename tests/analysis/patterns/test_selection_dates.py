@@ -8,8 +8,9 @@ from datetime import date
 
 import pytest
 
-from casebuilder.analysis.patterns.records import IncidentRecord, Selection, within_dates
+from casebuilder.analysis.patterns.records import IncidentRecord, Selection
 from casebuilder.cli.incidents import _within
+from casebuilder.model.partial_date import within_dates
 
 D = date.fromisoformat
 CASES = [

@@ -17,6 +17,8 @@ from dataclasses import dataclass, field, fields
 from datetime import date
 from typing import TYPE_CHECKING, Any
 
+from casebuilder.model.partial_date import within_dates
+
 if TYPE_CHECKING:
     from casebuilder.resolution.profiles import SourceProfiles
     from casebuilder.resolution.summary import Incident
@@ -163,19 +165,6 @@ setting, or whose words are the speaker's name, is not taken as hit."""
         no_objective_stated=bool(claims_of(incident.claims, NoMilitaryObjectiveValue)),
         target_quotes=tuple(sorted(quotes.items())),
     )
-
-
-def within_dates(first: date | None, last: date | None, since: date | None,
-                 until: date | None) -> bool:
-    """Whether an incident that can lie anywhere from ``first`` to ``last`` falls within
-    ``since``..``until``: any overlap admits it (an attack dated only to a week or a siege is
-    not left out of the days it may belong to); an undated one is admitted only by no dates.
-    The one reading of a date filter, for ``incidents``, ``patterns``, ``elements``, reports."""
-    if since is None and until is None:
-        return True
-    if first is None or last is None:
-        return False
-    return (since is None or last >= since) and (until is None or first <= until)
 
 
 @dataclass(frozen=True)

@@ -1,0 +1,528 @@
+"""Incidents kept as tables between commands, and brought up to date part by part.
+
+Place in the flow: extraction and dataset imports add mentions, analysts add decisions; this
+module keeps what merging (resolution.merge) and settling (resolution.incidents) make of them in
+the tables ``merge_entries``, ``merge_blocks``, ``stored_incidents`` and ``incident_members``,
+each incident with its listing record (resolution.listing). Every reading command, the exports,
+the case file and the web interface read incidents through :func:`refresh` first, so nobody
+ever reads incidents older than the case.
+
+**Why an update equals a full merge.** A merge shows each mention only the incidents filed
+under its own index keys (merge.MergeIndex), and each mention is filed under the keys of all its
+places whatever it joins: so which mentions meet depends only on the mentions, never on how
+they were merged. The mentions that met (merge.Parts, together with the mentions each decision
+names) form parts, and merging one part alone gives exactly its incidents in the whole case.
+New mentions can only meet mentions whose blocks (merge.Block: kind, cells, region, buckets)
+touch theirs; the parts holding those are merged again with the new mentions, and nothing else
+changes. New decisions do the same with the parts of the mentions they name.
+
+**When it rebuilds instead.** When a run stopped being current (re-extraction), when a decision
+had to be re-anchored or names a mention the case no longer holds, when the rules changed (a
+digest of the resolution code and the vocabulary), or when nothing was stored yet. ``casebuilder
+incidents rebuild`` does it on request. See docs/decisions/0027-stored-incidents.md.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field
+from datetime import date
+from functools import cache
+from pathlib import Path
+from typing import Any, cast
+
+from sqlalchemy import delete, func, insert, or_, select
+from sqlalchemy.orm import Session
+from sqlalchemy.sql.elements import ColumnElement
+
+from casebuilder.errors import NotFound
+from casebuilder.extraction.run import EXTRACTOR_ID
+from casebuilder.model.partial_date import PartialDate, Precision
+from casebuilder.preservation.case import Case
+from casebuilder.resolution.anchoring import Anchoring, anchor_of, anchoring_for, referenced_keys
+from casebuilder.resolution.decisions import Decision, load_decisions
+from casebuilder.resolution.incidents import Settled, as_incident, candidate, settle
+from casebuilder.resolution.listing import incident_properties
+from casebuilder.resolution.merge import Block, MergeCandidate, Parts, blocks_of
+from casebuilder.resolution.profiles import load_profiles
+from casebuilder.resolution.records import MentionRecord, load_mentions
+from casebuilder.resolution.summary import Incident
+from casebuilder.store import schema
+
+BATCH = 500  # rows per IN (...) list or insert: well inside every database's limits
+
+
+@cache
+def rules_digest() -> str:
+    """What the stored incidents depend on besides the data: the extractor (whose version
+    decides mention keys), the resolution stage's code and profiles, and the vocabulary
+    (which target types are only settings). Any upgrade of these rebuilds them."""
+    digest = hashlib.sha256(EXTRACTOR_ID.encode())  # an upgrade may key mentions anew
+    here = Path(__file__).parent
+    vocab = here.parent / "extraction" / "vocab"
+    for path in sorted([*here.glob("*.py"), *here.glob("*.toml"), *vocab.rglob("*.toml")]):
+        digest.update(path.name.encode() + b"\0" + path.read_bytes())
+    return digest.hexdigest()[:32]
+
+
+# -- merge candidates as stored JSON ---------------------------------------------------------
+
+def candidate_json(c: MergeCandidate) -> dict[str, Any]:
+    return {
+        "key": c.key, "lat": c.lat, "lon": c.lon, "precision": c.precision,
+        "uncertainty_km": c.uncertainty_km, "place_id": c.place_id, "admin1": c.admin1,
+        "situation": c.situation, "categories": sorted(c.categories),
+        "when": [c.when.start.isoformat(), c.when.end.isoformat(), c.when.precision]
+        if c.when else None,
+        "basis": c.basis, "reported": c.reported.isoformat() if c.reported else None,
+        "targets": sorted(c.targets), "tolls": sorted(c.tolls), "label": c.label,
+        "feature_kind": c.feature_kind, "order": c.order,
+        "alternatives": [candidate_json(a) for a in c.alternatives],
+        "label_place": c.label_place, "occupation": c.occupation, "tally": c.tally,
+    }
+
+
+def candidate_from_json(d: dict[str, Any]) -> MergeCandidate:
+    when = d["when"]
+    return MergeCandidate(
+        key=d["key"], lat=d["lat"], lon=d["lon"], precision=d["precision"],
+        uncertainty_km=d["uncertainty_km"], place_id=d["place_id"], admin1=d["admin1"],
+        situation=d["situation"], categories=frozenset(d["categories"]),
+        when=PartialDate(date.fromisoformat(when[0]), date.fromisoformat(when[1]),
+                         cast(Precision, when[2])) if when else None,
+        basis=d["basis"], reported=date.fromisoformat(d["reported"]) if d["reported"] else None,
+        targets=frozenset(d["targets"]), tolls=frozenset(d["tolls"]), label=d["label"],
+        feature_kind=d["feature_kind"], order=d["order"],
+        alternatives=tuple(candidate_from_json(a) for a in d["alternatives"]),
+        label_place=d["label_place"], occupation=d["occupation"], tally=d["tally"],
+    )
+
+
+# -- what the stored incidents were made from ------------------------------------------------
+
+@dataclass(frozen=True)
+class Observed:
+    """The current extraction runs and the decisions, counted, with their highest ids."""
+
+    runs: int
+    last_run: int
+    decisions: int
+    last_decision: int
+
+    @classmethod
+    def now(cls, session: Session) -> Observed:
+        runs, last_run = session.execute(
+            select(func.count(schema.ExtractionRun.id), func.max(schema.ExtractionRun.id))
+            .where(schema.ExtractionRun.current.is_(True))).one()
+        decisions, last_decision = session.execute(
+            select(func.count(schema.AnalystDecision.id),
+                   func.max(schema.AnalystDecision.id))).one()
+        return cls(int(runs), int(last_run or 0), int(decisions), int(last_decision or 0))
+
+    def matches(self, state: schema.IncidentState | None) -> bool:
+        return state is not None and state.rules == rules_digest() and (
+            state.runs, state.last_run, state.decisions, state.last_decision) == (
+            self.runs, self.last_run, self.decisions, self.last_decision)
+
+
+@dataclass
+class Refreshed:
+    """What :func:`refresh` did: nothing (``fresh``), ``updated`` or ``rebuilt``."""
+
+    how: str
+    mentions_added: int = 0
+    decisions_added: int = 0
+    merged_again: int = 0  # mentions merged again (all of them when rebuilt)
+    incidents_changed: int = 0
+    incidents: int = 0
+    why: str = ""
+
+    def details(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if v not in ("", None)}
+
+
+@dataclass
+class _Change:
+    """The new runs and decisions since the stored incidents were made."""
+
+    runs: list[int] = field(default_factory=list)
+    decisions: list[Decision] = field(default_factory=list)
+
+
+def refresh(case: Case, *, rebuild: bool = False) -> Refreshed:
+    """Bring the stored incidents up to date with the case (or rebuild them), logged as an
+    ``incidents`` custody entry when anything changed."""
+    if not rebuild:
+        with case.session() as session:
+            if Observed.now(session).matches(session.get(schema.IncidentState, 1)):
+                return Refreshed("fresh")
+    with case.transaction() as tx:
+        session = tx.session
+        observed = Observed.now(session)
+        state = session.get(schema.IncidentState, 1)
+        if not rebuild and observed.matches(state):
+            return Refreshed("fresh")
+        change, why = (None, "asked for") if rebuild else _change(session, state, observed)
+        done = _update(case, session, change) if change is not None else None
+        if done is None:
+            done, exact = _rebuild(case, session)
+            done.why = why or "a decision names a mention outside the stored incidents"
+        else:
+            exact = True
+        _write_state(session, observed, exact)
+        tx.record("incidents", details=done.details())
+    return done
+
+
+def _change(session: Session, state: schema.IncidentState | None, observed: Observed
+            ) -> tuple[_Change | None, str]:
+    """The new runs and decisions, or None (and why) when only a rebuild is right."""
+    if state is None:
+        return None, "no incidents stored yet"
+    if state.rules != rules_digest():
+        return None, "the merging rules changed"
+    if not state.exact_anchors:
+        return None, "decisions were re-anchored onto re-extracted mentions"
+    runs = list(session.execute(select(schema.ExtractionRun.id).where(
+        schema.ExtractionRun.current.is_(True),
+        schema.ExtractionRun.id > state.last_run)).scalars())
+    if observed.runs != state.runs + len(runs):
+        return None, "runs were superseded by re-extraction"
+    rows = session.execute(select(schema.AnalystDecision).where(
+        schema.AnalystDecision.id > state.last_decision).order_by(
+        schema.AnalystDecision.id)).scalars()
+    decisions = [Decision(d.id, d.action, d.incident_id, dict(d.payload), d.reason, "", "")
+                 for d in rows]
+    if observed.decisions != state.decisions + len(decisions):
+        return None, "decisions were removed"
+    return _Change(runs, decisions), ""
+
+
+def _write_state(session: Session, observed: Observed, exact: bool) -> None:
+    state = session.get(schema.IncidentState, 1) or schema.IncidentState(id=1)
+    state.runs, state.last_run = observed.runs, observed.last_run
+    state.decisions, state.last_decision = observed.decisions, observed.last_decision
+    state.rules, state.exact_anchors = rules_digest(), exact
+    session.add(state)
+
+
+# -- rebuilding and updating ------------------------------------------------------------------
+
+def _rebuild(case: Case, session: Session) -> tuple[Refreshed, bool]:
+    mentions = load_mentions(case)
+    decisions = load_decisions(case)
+    anchoring = anchoring_for(case, decisions, {m.key: anchor_of(m) for m in mentions})
+    candidates = [candidate(m) for m in mentions]
+    parts = Parts()
+    settled = settle(candidates, decisions, anchoring, parts)
+    for table in (schema.MergeEntry, schema.MergeBlock, schema.StoredIncident,
+                  schema.IncidentMember):
+        session.execute(delete(table))
+    ids: dict[str, int | None] = {m.key: m.id for m in mentions}
+    _write_entries(session, candidates, parts, ids)
+    _write_blocks(session, candidates)
+    by_key = {m.key: m for m in mentions}
+    _write_incidents(session, settled, parts, lambda s: as_incident(s, by_key))
+    exact = not (anchoring.moved or anchoring.lost or anchoring.unapplied)
+    return Refreshed("rebuilt", mentions_added=len(mentions), merged_again=len(mentions),
+                     incidents_changed=len(settled), incidents=len(settled)), exact
+
+
+def _update(case: Case, session: Session, change: _Change) -> Refreshed | None:
+    """Merge again the parts the new mentions and decisions touch; None if a decision names a
+    mention the case does not hold (a rebuild then says what became of it)."""
+    new = load_mentions(case, run_ids=change.runs) if change.runs else []
+    fresh = [candidate(m) for m in new]
+    touched = _touched_parts(session, fresh)
+    named = {k for d in change.decisions for k in referenced_keys(d.payload)}
+    named |= _undone_keys(session, change.decisions)
+    touched |= _parts_of(session, named)
+    stored = [candidate_from_json(e.candidate) for e in _entries_of_parts(session, touched)]
+    group = [*stored, *fresh]
+    keys = {c.key for c in group}
+    if named - keys:
+        return None
+    decisions = load_decisions(case)
+    applying = [d for d in decisions if set(referenced_keys(d.payload)) & keys]
+    parts = Parts()
+    settled = settle(group, decisions, Anchoring(decisions=applying), parts)
+    old = {i.id: i for i in _incidents_of_parts(session, touched)}
+    old_members = _members_of(session, old)
+    unchanged = {s.id for s in settled if s.id in old and _same(old[s.id], old_members, s)}
+    changed = [s for s in settled if s.id not in unchanged]
+    ids = _mention_ids(session, [c.key for c in stored])
+    ids.update({m.key: m.id for m in new})
+    records = _records_for(case, changed, new, ids)  # read before anything is written
+    # what is merged again is written again: its entries, members and changed incidents
+    _delete_in(session, schema.MergeEntry.key, [c.key for c in stored])
+    _delete_in(session, schema.IncidentMember.incident_id, list(old))
+    _delete_in(session, schema.StoredIncident.id, [i for i in old if i not in unchanged])
+    _write_entries(session, group, parts, ids)
+    _write_blocks(session, fresh)
+    for s in settled:
+        if s.id in unchanged:
+            old[s.id].part = parts.find(s.members[0].key)
+    _write_incidents(session, changed, parts, lambda s: as_incident(s, records))
+    _write_members(session, [s for s in settled if s.id in unchanged])
+    gone = set(old) - {s.id for s in settled}
+    return Refreshed("updated", mentions_added=len(new), decisions_added=len(change.decisions),
+                     merged_again=len(group), incidents_changed=len(changed) + len(gone),
+                     incidents=_count_incidents(session))
+
+
+def _same(row: schema.StoredIncident, members: dict[str, list[str]], s: Settled) -> bool:
+    return (members.get(row.id) == [m.key for m in s.members] and row.reasons == s.reasons
+            and row.decisions == s.decisions and row.overrides == s.overrides)
+
+
+def _touched_parts(session: Session, fresh: Sequence[MergeCandidate]) -> set[str]:
+    """The parts holding a mention whose blocks touch a new mention's."""
+    found: set[str] = set()
+    for c in fresh:
+        for block in blocks_of(c):
+            keys = {row.key for row in _blocks_near(session, block)
+                    if _as_block(row).touches(block)}
+            found |= _parts_of(session, keys)
+    return found
+
+
+def _blocks_near(session: Session, block: Block) -> Iterator[schema.MergeBlock]:
+    """Stored blocks of the same kind whose buckets meet, in the same cells or region (a range
+    query on the bucket index; the exact test is Block.touches)."""
+    b = schema.MergeBlock
+    query = select(b).where(b.situation.is_(block.situation), b.bucket_lo <= block.buckets[1],
+                            b.bucket_hi >= block.buckets[0])
+    where: list[ColumnElement[bool]] = []
+    if block.rows is not None and block.cols is not None:
+        where.append((b.row_lo <= block.rows[1]) & (b.row_hi >= block.rows[0])
+                     & (b.col_lo <= block.cols[1]) & (b.col_hi >= block.cols[0]))
+    if block.admin1:
+        region = b.admin1 == block.admin1
+        where.append(region if block.broad else region & b.broad.is_(True))
+    if not where:
+        return iter(())
+    return iter(session.execute(query.where(or_(*where))).scalars())
+
+
+def _as_block(row: schema.MergeBlock) -> Block:
+    rows = (row.row_lo, row.row_hi) if row.row_lo is not None and row.row_hi is not None \
+        else None
+    cols = (row.col_lo, row.col_hi) if row.col_lo is not None and row.col_hi is not None \
+        else None
+    return Block(row.situation, row.broad, row.admin1, rows, cols,
+                 (row.bucket_lo, row.bucket_hi))
+
+
+def _chunks(values: Iterable[Any]) -> Iterator[list[Any]]:
+    values = list(values)
+    for start in range(0, len(values), BATCH):
+        yield values[start:start + BATCH]
+
+
+def _parts_of(session: Session, keys: Iterable[str]) -> set[str]:
+    found: set[str] = set()
+    for chunk in _chunks(sorted(keys)):
+        found.update(session.execute(select(schema.MergeEntry.part).where(
+            schema.MergeEntry.key.in_(chunk))).scalars())
+    return found
+
+
+def _entries_of_parts(session: Session, parts: set[str]) -> list[schema.MergeEntry]:
+    out: list[schema.MergeEntry] = []
+    for chunk in _chunks(sorted(parts)):
+        out.extend(session.execute(select(schema.MergeEntry).where(
+            schema.MergeEntry.part.in_(chunk))).scalars())
+    return out
+
+
+def _incidents_of_parts(session: Session, parts: set[str]) -> list[schema.StoredIncident]:
+    out: list[schema.StoredIncident] = []
+    for chunk in _chunks(sorted(parts)):
+        out.extend(session.execute(select(schema.StoredIncident).where(
+            schema.StoredIncident.part.in_(chunk))).scalars())
+    return out
+
+
+def _members_of(session: Session, incidents: Iterable[str]) -> dict[str, list[str]]:
+    out: dict[str, list[tuple[int, str]]] = {}
+    for chunk in _chunks(sorted(incidents)):
+        for row in session.execute(select(schema.IncidentMember).where(
+                schema.IncidentMember.incident_id.in_(chunk))).scalars():
+            out.setdefault(row.incident_id, []).append((row.position, row.key))
+    return {i: [k for _, k in sorted(rows)] for i, rows in out.items()}
+
+
+def _mention_ids(session: Session, keys: Sequence[str]) -> dict[str, int | None]:
+    out: dict[str, int | None] = {}
+    for chunk in _chunks(keys):
+        for key, mention_id in session.execute(
+                select(schema.MergeEntry.key, schema.MergeEntry.mention_id)
+                .where(schema.MergeEntry.key.in_(chunk))):
+            out[key] = mention_id
+    return out
+
+
+def _undone_keys(session: Session, decisions: Sequence[Decision]) -> set[str]:
+    """The mentions named by the decisions that new ``undo`` decisions take back."""
+    undone = [d.payload.get("undoes") for d in decisions if d.action == "undo"]
+    keys: set[str] = set()
+    for chunk in _chunks(int(u) for u in undone if isinstance(u, int)):
+        for payload in session.execute(select(schema.AnalystDecision.payload).where(
+                schema.AnalystDecision.id.in_(chunk))).scalars():
+            keys.update(referenced_keys(payload))
+    return keys
+
+
+def _delete_in(session: Session, column: Any, values: Sequence[Any]) -> None:
+    for chunk in _chunks(values):
+        session.execute(delete(column.class_).where(column.in_(chunk)))
+
+
+def _count_incidents(session: Session) -> int:
+    return int(session.execute(select(func.count(schema.StoredIncident.id))).scalar_one())
+
+
+def _records_for(case: Case, settled: Sequence[Settled], new: Sequence[MentionRecord],
+                 ids: dict[str, int | None]) -> dict[str, MentionRecord]:
+    """The mention records of the incidents whose listing record must be made again."""
+    records = {m.key: m for m in new}
+    wanted = {ids[m.key] for s in settled for m in s.members if m.key not in records}
+    if wanted:
+        loaded = load_mentions(case, mention_ids=[i for i in wanted if i is not None])
+        records.update({m.key: m for m in loaded})
+    return records
+
+
+def _write_entries(session: Session, candidates: Sequence[MergeCandidate], parts: Parts,
+                   ids: dict[str, int | None]) -> None:
+    for chunk in _chunks(candidates):
+        session.execute(insert(schema.MergeEntry), [
+            {"key": c.key, "mention_id": ids.get(c.key), "part": parts.find(c.key),
+             "candidate": candidate_json(c)} for c in chunk])
+
+
+def _write_blocks(session: Session, candidates: Sequence[MergeCandidate]) -> None:
+    rows = [{"key": c.key, "situation": b.situation, "broad": b.broad, "admin1": b.admin1,
+             "row_lo": b.rows[0] if b.rows else None, "row_hi": b.rows[1] if b.rows else None,
+             "col_lo": b.cols[0] if b.cols else None, "col_hi": b.cols[1] if b.cols else None,
+             "bucket_lo": b.buckets[0], "bucket_hi": b.buckets[1]}
+            for c in candidates for b in blocks_of(c)]
+    for chunk in _chunks(rows):
+        session.execute(insert(schema.MergeBlock), chunk)
+
+
+def _write_incidents(session: Session, settled: Sequence[Settled], parts: Parts,
+                     incident: Any) -> None:
+    profiles = load_profiles()
+    for chunk in _chunks(settled):
+        rows = []
+        for s in chunk:
+            record = incident_properties(incident(s), profiles)
+            rows.append({
+                "id": s.id, "part": parts.find(s.members[0].key),
+                "first_report": s.first_report,
+                "date_from": record["date_start"] or record["date_earliest"],
+                "date_to": record["date_end"],
+                "place": f"{record['place']} {record['admin1']}".lower(),
+                "categories": " " + " ".join(record["categories"]) + " ",
+                "grade": record["grade"], "reasons": s.reasons, "decisions": s.decisions,
+                "overrides": s.overrides, "record": record})
+        session.execute(insert(schema.StoredIncident), rows)
+    _write_members(session, settled)
+
+
+def _write_members(session: Session, settled: Sequence[Settled]) -> None:
+    rows = [{"key": m.key, "incident_id": s.id, "position": n}
+            for s in settled for n, m in enumerate(s.members)]
+    for chunk in _chunks(rows):
+        session.execute(insert(schema.IncidentMember), chunk)
+
+
+# -- reading ---------------------------------------------------------------------------------
+
+def stored_incidents(case: Case) -> list[Incident]:
+    """Every incident of the case, brought up to date, in the order of their first report."""
+    refresh(case)
+    mentions = {m.key: m for m in load_mentions(case)}
+    with case.session() as session:
+        rows = list(session.execute(select(schema.StoredIncident).order_by(
+            schema.StoredIncident.first_report, schema.StoredIncident.id)).scalars())
+        members = _all_members(session)
+    return [_incident(row, members.get(row.id, []), mentions) for row in rows]
+
+
+def _all_members(session: Session) -> dict[str, list[str]]:
+    out: dict[str, list[tuple[int, str]]] = {}
+    for incident_id, position, key in session.execute(select(
+            schema.IncidentMember.incident_id, schema.IncidentMember.position,
+            schema.IncidentMember.key)):
+        out.setdefault(incident_id, []).append((position, key))
+    return {i: [k for _, k in sorted(rows)] for i, rows in out.items()}
+
+
+def _incident(row: schema.StoredIncident, keys: Sequence[str],
+              mentions: dict[str, MentionRecord]) -> Incident:
+    return Incident(row.id, [mentions[k] for k in keys], list(row.reasons),
+                    list(row.decisions), dict(row.overrides))
+
+
+def stored_incident(case: Case, incident_id: str) -> Incident:
+    """One incident, by its id or the key of one of its mentions, reading only its mentions."""
+    refresh(case)
+    with case.session() as session:
+        row = session.get(schema.StoredIncident, incident_id)
+        if row is None:
+            member = session.get(schema.IncidentMember, incident_id)
+            row = session.get(schema.StoredIncident, member.incident_id) if member else None
+        if row is None:
+            raise NotFound(f"no incident {incident_id} in this case (see 'casebuilder "
+                           "incidents')")
+        keys = _members_of(session, [row.id]).get(row.id, [])
+        ids = [i for i in _mention_ids(session, keys).values() if i is not None]
+    mentions = {m.key: m for m in load_mentions(case, mention_ids=ids)}
+    return _incident(row, keys, mentions)
+
+
+@dataclass(frozen=True)
+class ListFilter:
+    """What ``casebuilder incidents`` and the web's list filter on (each optional)."""
+
+    place: str | None = None
+    since: date | None = None
+    until: date | None = None
+    category: str | None = None
+    grade: str | None = None
+
+
+def listed(case: Case, chosen: ListFilter) -> tuple[list[dict[str, Any]], int]:
+    """The listing records of the incidents that pass the filter, in the order of their first
+    report, and how many incidents the case holds. The columns narrow the rows in the
+    database; each row is then tested by the same rules as everywhere (within_dates)."""
+    from casebuilder.model.partial_date import within_dates
+
+    refresh(case)
+    i = schema.StoredIncident
+    query = select(i.record)
+    if chosen.place:
+        escaped = chosen.place.lower().replace("\\", "\\\\").replace("%", "\\%").replace(
+            "_", "\\_")
+        query = query.where(i.place.like(f"%{escaped}%", escape="\\"))
+    if chosen.category:
+        query = query.where(i.categories.like(f"% {chosen.category} %"))
+    if chosen.grade:
+        query = query.where(i.grade == chosen.grade)
+    if chosen.until:
+        query = query.where(or_(i.date_from.is_(None), i.date_from <= chosen.until.isoformat()))
+    with case.session() as session:
+        total = _count_incidents(session)
+        records = [r for r in session.execute(query.order_by(i.first_report, i.id)).scalars()
+                   if r is not None]
+    out = []
+    for r in records:
+        first = r["date_start"] or r.get("date_earliest")
+        last = r.get("date_end")
+        if within_dates(date.fromisoformat(first) if first else None,
+                        date.fromisoformat(last) if last else None, chosen.since, chosen.until):
+            out.append(r)
+    return out, total
