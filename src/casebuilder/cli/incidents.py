@@ -83,7 +83,7 @@ def incidents_command(
                            until=until.date() if until else None, category=category,
                            grade=grade)
     with opened_case(state, create=False) as case:
-        chosen, total = listed(case, chosen_by)
+        chosen, total = listed(case, chosen_by, whole=as_json)
         warn_unapplied(case)
         filters = {"place": place, "from": since.date().isoformat() if since else None,
                    "to": until.date().isoformat() if until else None, "category": category,
@@ -123,7 +123,7 @@ def incidents_command(
             p["weapon"] or "-",
             p["grade"],
             str(p["independent_sources"]),
-            str(len(p["documents"])),
+            str(p["document_count"]),
         )
     Console(width=160).print(table)
 

@@ -116,3 +116,18 @@ def _graded_sources(incident: Incident, profiles: SourceProfiles) -> list[dict[s
         codes = sorted(by_sentence.get((source["item_id"], source["char_start"]), set()))
         out.append(dict(source, admiralty=codes))
     return out
+
+
+#: The fields of a record a list of incidents shows (``casebuilder incidents``, the web's list):
+#: kept apart from the whole record so that a list of thousands reads little.
+LINE_FIELDS = ("id", "date_start", "date_end", "date_earliest", "place", "admin1", "precision",
+               "categories", "killed_min", "killed_max", "killed_qualifier", "killed_shared_by",
+               "injured_min", "injured_max", "injured_qualifier", "injured_shared_by",
+               "weapon", "grade", "independent_sources", "situation")
+
+
+def listing_line(record: dict[str, Any]) -> dict[str, Any]:
+    """A record's fields a list shows, with how many documents it rests on."""
+    line = {name: record.get(name) for name in LINE_FIELDS}
+    line["document_count"] = len(record.get("documents") or [])
+    return line

@@ -25,7 +25,7 @@ incidents rebuild`` does it on request. See docs/decisions/0027-stored-incidents
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cache
@@ -38,12 +38,12 @@ from sqlalchemy.sql.elements import ColumnElement
 
 from casebuilder.errors import NotFound
 from casebuilder.extraction.run import EXTRACTOR_ID
-from casebuilder.model.partial_date import PartialDate, Precision
+from casebuilder.model.partial_date import PartialDate, Precision, within_dates
 from casebuilder.preservation.case import Case
 from casebuilder.resolution.anchoring import Anchoring, anchor_of, anchoring_for, referenced_keys
 from casebuilder.resolution.decisions import Decision, load_decisions
 from casebuilder.resolution.incidents import Settled, as_incident, candidate, settle
-from casebuilder.resolution.listing import incident_properties
+from casebuilder.resolution.listing import incident_properties, listing_line
 from casebuilder.resolution.merge import Block, MergeCandidate, Parts, blocks_of
 from casebuilder.resolution.profiles import load_profiles
 from casebuilder.resolution.records import MentionRecord, load_mentions
@@ -209,51 +209,87 @@ def _write_state(session: Session, observed: Observed, exact: bool) -> None:
 
 # -- rebuilding and updating ------------------------------------------------------------------
 
+#: Makes the listing record of each settled incident (read before anything is written).
+Describe = Callable[[Sequence[Settled]], list[dict[str, Any]]]
+
+
 def _rebuild(case: Case, session: Session) -> tuple[Refreshed, bool]:
     mentions = load_mentions(case)
     decisions = load_decisions(case)
     anchoring = anchoring_for(case, decisions, {m.key: anchor_of(m) for m in mentions})
-    candidates = [candidate(m) for m in mentions]
+    by_key = {m.key: m for m in mentions}
+    count = store_everything(session, [candidate(m) for m in mentions], decisions, anchoring,
+                             {m.key: m.id for m in mentions}, _describer(by_key))
+    exact = not (anchoring.moved or anchoring.lost or anchoring.unapplied)
+    return Refreshed("rebuilt", mentions_added=len(mentions), merged_again=len(mentions),
+                     incidents_changed=count, incidents=count), exact
+
+
+def _describer(records: Mapping[str, MentionRecord]) -> Describe:
+    profiles = load_profiles()
+    return lambda settled: [incident_properties(as_incident(s, records), profiles)
+                            for s in settled]
+
+
+def store_everything(session: Session, candidates: Sequence[MergeCandidate],
+                     recorded: Sequence[Decision], anchoring: Anchoring,
+                     ids: Mapping[str, int | None], describe: Describe) -> int:
+    """Merge every mention under the decisions (as ``recorded`` and as re-anchored) and store
+    the result in place of what was stored; returns the number of incidents."""
     parts = Parts()
-    settled = settle(candidates, decisions, anchoring, parts)
+    settled = settle(candidates, recorded, anchoring, parts)
     for table in (schema.MergeEntry, schema.MergeBlock, schema.StoredIncident,
                   schema.IncidentMember):
         session.execute(delete(table))
-    ids: dict[str, int | None] = {m.key: m.id for m in mentions}
     _write_entries(session, candidates, parts, ids)
     _write_blocks(session, candidates)
-    by_key = {m.key: m for m in mentions}
-    _write_incidents(session, settled, parts, lambda s: as_incident(s, by_key))
-    exact = not (anchoring.moved or anchoring.lost or anchoring.unapplied)
-    return Refreshed("rebuilt", mentions_added=len(mentions), merged_again=len(mentions),
-                     incidents_changed=len(settled), incidents=len(settled)), exact
+    for chunk in _chunks(settled):
+        _write_incidents(session, chunk, describe(chunk), parts)
+    return len(settled)
 
 
 def _update(case: Case, session: Session, change: _Change) -> Refreshed | None:
     """Merge again the parts the new mentions and decisions touch; None if a decision names a
     mention the case does not hold (a rebuild then says what became of it)."""
     new = load_mentions(case, run_ids=change.runs) if change.runs else []
-    fresh = [candidate(m) for m in new]
-    touched = _touched_parts(session, fresh)
     named = {k for d in change.decisions for k in referenced_keys(d.payload)}
     named |= _undone_keys(session, change.decisions)
-    touched |= _parts_of(session, named)
+
+    def describe(settled: Sequence[Settled]) -> list[dict[str, Any]]:
+        return _describer(_records_for(case, settled, new, session))(settled)
+
+    done = merge_again(session, [candidate(m) for m in new], {m.key: m.id for m in new},
+                       named, load_decisions(case), describe)
+    if done is None:
+        return None
+    merged, changed = done
+    return Refreshed("updated", mentions_added=len(new), decisions_added=len(change.decisions),
+                     merged_again=merged, incidents_changed=changed,
+                     incidents=_count_incidents(session))
+
+
+def merge_again(session: Session, fresh: Sequence[MergeCandidate],
+                fresh_ids: Mapping[str, int | None], named: set[str],
+                decisions: Sequence[Decision], describe: Describe) -> tuple[int, int] | None:
+    """Add the mentions ``fresh`` and take account of decisions naming ``named``: the parts
+    they touch are merged again, with every decision in force that names their mentions.
+    Returns how many mentions were merged again and how many incidents changed, or None if a
+    decision names a mention no part holds."""
+    touched = _touched_parts(session, fresh) | _parts_of(session, named)
     stored = [candidate_from_json(e.candidate) for e in _entries_of_parts(session, touched)]
     group = [*stored, *fresh]
     keys = {c.key for c in group}
     if named - keys:
         return None
-    decisions = load_decisions(case)
     applying = [d for d in decisions if set(referenced_keys(d.payload)) & keys]
     parts = Parts()
-    settled = settle(group, decisions, Anchoring(decisions=applying), parts)
+    settled = settle(group, applying, Anchoring(decisions=applying), parts)
     old = {i.id: i for i in _incidents_of_parts(session, touched)}
     old_members = _members_of(session, old)
     unchanged = {s.id for s in settled if s.id in old and _same(old[s.id], old_members, s)}
     changed = [s for s in settled if s.id not in unchanged]
-    ids = _mention_ids(session, [c.key for c in stored])
-    ids.update({m.key: m.id for m in new})
-    records = _records_for(case, changed, new, ids)  # read before anything is written
+    ids = {**_mention_ids(session, [c.key for c in stored]), **fresh_ids}
+    records = describe(changed)  # read before anything is written
     # what is merged again is written again: its entries, members and changed incidents
     _delete_in(session, schema.MergeEntry.key, [c.key for c in stored])
     _delete_in(session, schema.IncidentMember.incident_id, list(old))
@@ -263,12 +299,10 @@ def _update(case: Case, session: Session, change: _Change) -> Refreshed | None:
     for s in settled:
         if s.id in unchanged:
             old[s.id].part = parts.find(s.members[0].key)
-    _write_incidents(session, changed, parts, lambda s: as_incident(s, records))
+    _write_incidents(session, changed, records, parts)
     _write_members(session, [s for s in settled if s.id in unchanged])
     gone = set(old) - {s.id for s in settled}
-    return Refreshed("updated", mentions_added=len(new), decisions_added=len(change.decisions),
-                     merged_again=len(group), incidents_changed=len(changed) + len(gone),
-                     incidents=_count_incidents(session))
+    return len(group), len(changed) + len(gone)
 
 
 def _same(row: schema.StoredIncident, members: dict[str, list[str]], s: Settled) -> bool:
@@ -384,18 +418,18 @@ def _count_incidents(session: Session) -> int:
 
 
 def _records_for(case: Case, settled: Sequence[Settled], new: Sequence[MentionRecord],
-                 ids: dict[str, int | None]) -> dict[str, MentionRecord]:
+                 session: Session) -> dict[str, MentionRecord]:
     """The mention records of the incidents whose listing record must be made again."""
     records = {m.key: m for m in new}
-    wanted = {ids[m.key] for s in settled for m in s.members if m.key not in records}
-    if wanted:
-        loaded = load_mentions(case, mention_ids=[i for i in wanted if i is not None])
-        records.update({m.key: m for m in loaded})
+    wanted = [m.key for s in settled for m in s.members if m.key not in records]
+    ids = [i for i in _mention_ids(session, wanted).values() if i is not None]
+    if ids:
+        records.update({m.key: m for m in load_mentions(case, mention_ids=ids)})
     return records
 
 
 def _write_entries(session: Session, candidates: Sequence[MergeCandidate], parts: Parts,
-                   ids: dict[str, int | None]) -> None:
+                   ids: Mapping[str, int | None]) -> None:
     for chunk in _chunks(candidates):
         session.execute(insert(schema.MergeEntry), [
             {"key": c.key, "mention_id": ids.get(c.key), "part": parts.find(c.key),
@@ -412,23 +446,19 @@ def _write_blocks(session: Session, candidates: Sequence[MergeCandidate]) -> Non
         session.execute(insert(schema.MergeBlock), chunk)
 
 
-def _write_incidents(session: Session, settled: Sequence[Settled], parts: Parts,
-                     incident: Any) -> None:
-    profiles = load_profiles()
-    for chunk in _chunks(settled):
-        rows = []
-        for s in chunk:
-            record = incident_properties(incident(s), profiles)
-            rows.append({
-                "id": s.id, "part": parts.find(s.members[0].key),
-                "first_report": s.first_report,
-                "date_from": record["date_start"] or record["date_earliest"],
-                "date_to": record["date_end"],
-                "place": f"{record['place']} {record['admin1']}".lower(),
-                "categories": " " + " ".join(record["categories"]) + " ",
-                "grade": record["grade"], "reasons": s.reasons, "decisions": s.decisions,
-                "overrides": s.overrides, "record": record})
-        session.execute(insert(schema.StoredIncident), rows)
+def _write_incidents(session: Session, settled: Sequence[Settled],
+                     records: Sequence[dict[str, Any]], parts: Parts) -> None:
+    rows = [{
+        "id": s.id, "part": parts.find(s.members[0].key), "first_report": s.first_report,
+        "date_from": record["date_start"] or record["date_earliest"],
+        "date_to": record["date_end"],
+        "place": f"{record['place']} {record['admin1']}".lower(),
+        "categories": " " + " ".join(record["categories"]) + " ",
+        "grade": record["grade"], "reasons": s.reasons, "decisions": s.decisions,
+        "overrides": s.overrides, "record": record, "line": listing_line(record)}
+        for s, record in zip(settled, records, strict=True)]
+    for chunk in _chunks(rows):
+        session.execute(insert(schema.StoredIncident), chunk)
     _write_members(session, settled)
 
 
@@ -495,15 +525,22 @@ class ListFilter:
     grade: str | None = None
 
 
-def listed(case: Case, chosen: ListFilter) -> tuple[list[dict[str, Any]], int]:
-    """The listing records of the incidents that pass the filter, in the order of their first
-    report, and how many incidents the case holds. The columns narrow the rows in the
-    database; each row is then tested by the same rules as everywhere (within_dates)."""
-    from casebuilder.model.partial_date import within_dates
-
+def listed(case: Case, chosen: ListFilter, *, whole: bool = False
+           ) -> tuple[list[dict[str, Any]], int]:
+    """The incidents that pass the filter, in the order of their first report, as the lines a
+    list shows (or ``whole`` records), and how many incidents the case holds; brought up to
+    date first."""
     refresh(case)
+    with case.session() as session:
+        return listed_in(session, chosen, whole=whole)
+
+
+def listed_in(session: Session, chosen: ListFilter, *, whole: bool = False
+              ) -> tuple[list[dict[str, Any]], int]:
+    """:func:`listed` on stored incidents as they are. The columns narrow the rows in the
+    database; each row is then tested by the one date rule (within_dates)."""
     i = schema.StoredIncident
-    query = select(i.record)
+    query = select(i.record if whole else i.line)
     if chosen.place:
         escaped = chosen.place.lower().replace("\\", "\\\\").replace("%", "\\%").replace(
             "_", "\\_")
@@ -514,12 +551,9 @@ def listed(case: Case, chosen: ListFilter) -> tuple[list[dict[str, Any]], int]:
         query = query.where(i.grade == chosen.grade)
     if chosen.until:
         query = query.where(or_(i.date_from.is_(None), i.date_from <= chosen.until.isoformat()))
-    with case.session() as session:
-        total = _count_incidents(session)
-        records = [r for r in session.execute(query.order_by(i.first_report, i.id)).scalars()
-                   if r is not None]
+    total = _count_incidents(session)
     out = []
-    for r in records:
+    for r in session.execute(query.order_by(i.first_report, i.id)).scalars():
         first = r["date_start"] or r.get("date_earliest")
         last = r.get("date_end")
         if within_dates(date.fromisoformat(first) if first else None,

@@ -350,7 +350,8 @@ class StoredIncident(Base):
     reasons: Mapped[list[str]] = mapped_column(JSON)
     decisions: Mapped[list[Any]] = mapped_column(JSON)
     overrides: Mapped[dict[str, Any]] = mapped_column(JSON)
-    record: Mapped[dict[str, Any] | None] = mapped_column(JSON)
+    record: Mapped[dict[str, Any]] = mapped_column(JSON)
+    line: Mapped[dict[str, Any]] = mapped_column(JSON)  # what a list shows of the record
 
 
 class IncidentMember(Base):

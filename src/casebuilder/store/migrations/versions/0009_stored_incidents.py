@@ -62,7 +62,8 @@ def upgrade() -> None:
         sa.Column("reasons", sa.JSON(), nullable=False),
         sa.Column("decisions", sa.JSON(), nullable=False),
         sa.Column("overrides", sa.JSON(), nullable=False),
-        sa.Column("record", sa.JSON(), nullable=True),
+        sa.Column("record", sa.JSON(), nullable=False),
+        sa.Column("line", sa.JSON(), nullable=False),
         sa.PrimaryKeyConstraint("id", name=op.f("pk_stored_incidents")),
     )
     with op.batch_alter_table("stored_incidents", schema=None) as batch_op:
