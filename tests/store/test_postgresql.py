@@ -18,7 +18,8 @@ from casebuilder.intake.ingest import ingest
 from casebuilder.preservation.case import init_case, open_case
 from casebuilder.preservation.verify import verify_case
 from casebuilder.resolution.decisions import record_decision
-from casebuilder.resolution.incidents import build_incidents
+from casebuilder.resolution.incidents import build_incidents, merged_incidents
+from casebuilder.resolution.stored import ListFilter, listed
 
 ADMIN_URL = os.environ.get("CASEBUILDER_TEST_POSTGRES_URL", "")
 
@@ -55,6 +56,13 @@ def test_full_flow_on_postgresql(postgres_url, tmp_path, dev_reports, extraction
         record_decision(case, "grade", station.id,
                         {"grade": "fair", "anchor_keys": [m.key for m in station.mentions]},
                         "test on PostgreSQL")
+        # the stored incidents, updated for the decision on PostgreSQL, equal a fresh merge
+        updated = build_incidents(case)
+        assert [(i.id, [m.key for m in i.mentions], i.overrides) for i in updated] == \
+            [(i.id, [m.key for m in i.mentions], i.overrides) for i in merged_incidents(case)]
+        lines, total = listed(case, ListFilter(place="kramatorsk", grade="fair"))
+        assert total == len(updated) and station.id in [line["id"] for line in lines]
+        assert all(line["grade"] == "fair" for line in lines)
         assert verify_case(case).ok
     finally:
         case.close()
