@@ -135,3 +135,16 @@ def test_one_incident_and_a_filtered_list_are_read_from_the_tables(decided_home)
         assert listed(case, ListFilter(place="100%_no such place"))[0] == []
     finally:
         case.close()
+
+
+def test_tables_out_of_step_with_the_mentions_are_rebuilt_not_trusted(decided_home):
+    """Rows of the stored incidents lost or edited apart from the mentions (a restored
+    backup, a hand edit): the next reading rebuilds them, says why, and equals a fresh merge."""
+    import sqlite3
+
+    with sqlite3.connect(decided_home / "case.db") as db:
+        db.execute("DELETE FROM incident_members WHERE rowid IN "
+                   "(SELECT rowid FROM incident_members LIMIT 3)")
+    compare(decided_home)
+    assert last_refresh(decided_home) == {**last_refresh(decided_home), "how": "rebuilt",
+                                          "why": "stored members and current mentions differ"}

@@ -472,14 +472,29 @@ def _write_members(session: Session, settled: Sequence[Settled]) -> None:
 # -- reading ---------------------------------------------------------------------------------
 
 def stored_incidents(case: Case) -> list[Incident]:
-    """Every incident of the case, brought up to date, in the order of their first report."""
+    """Every incident of the case, brought up to date, in the order of their first report.
+    Stored members that are no current mention (the tables edited or restored apart from the
+    mentions) make it rebuild them once, saying why, rather than fail or show a stale case."""
     refresh(case)
-    mentions = {m.key: m for m in load_mentions(case)}
-    with case.session() as session:
-        rows = list(session.execute(select(schema.StoredIncident).order_by(
-            schema.StoredIncident.first_report, schema.StoredIncident.id)).scalars())
-        members = _all_members(session)
+    for attempt in range(2):
+        mentions = {m.key: m for m in load_mentions(case)}
+        with case.session() as session:
+            rows = list(session.execute(select(schema.StoredIncident).order_by(
+                schema.StoredIncident.first_report, schema.StoredIncident.id)).scalars())
+            members = _all_members(session)
+        held = {k for keys in members.values() for k in keys}
+        if held == set(mentions) or attempt:
+            break
+        _rebuild_because(case, "stored members and current mentions differ")
     return [_incident(row, members.get(row.id, []), mentions) for row in rows]
+
+
+def _rebuild_because(case: Case, why: str) -> None:
+    with case.transaction() as tx:
+        done, exact = _rebuild(case, tx.session)
+        done.why = why
+        _write_state(tx.session, Observed.now(tx.session), exact)
+        tx.record("incidents", details=done.details())
 
 
 def _all_members(session: Session) -> dict[str, list[str]]:
@@ -500,6 +515,15 @@ def _incident(row: schema.StoredIncident, keys: Sequence[str],
 def stored_incident(case: Case, incident_id: str) -> Incident:
     """One incident, by its id or the key of one of its mentions, reading only its mentions."""
     refresh(case)
+    row, keys, mentions = _read_one(case, incident_id)
+    if not set(keys) <= set(mentions):
+        _rebuild_because(case, "stored members and current mentions differ")
+        row, keys, mentions = _read_one(case, incident_id)
+    return _incident(row, keys, mentions)
+
+
+def _read_one(case: Case, incident_id: str
+              ) -> tuple[schema.StoredIncident, list[str], dict[str, MentionRecord]]:
     with case.session() as session:
         row = session.get(schema.StoredIncident, incident_id)
         if row is None:
@@ -510,8 +534,7 @@ def stored_incident(case: Case, incident_id: str) -> Incident:
                            "incidents')")
         keys = _members_of(session, [row.id]).get(row.id, [])
         ids = [i for i in _mention_ids(session, keys).values() if i is not None]
-    mentions = {m.key: m for m in load_mentions(case, mention_ids=ids)}
-    return _incident(row, keys, mentions)
+    return row, keys, {m.key: m for m in load_mentions(case, mention_ids=ids)}
 
 
 @dataclass(frozen=True)
