@@ -50,7 +50,7 @@ from casebuilder.resolution.records import MentionRecord, load_mentions
 from casebuilder.resolution.summary import Incident
 from casebuilder.store import schema
 
-BATCH = 500  # rows per IN (...) list or insert: well inside every database's limits
+ROWS_PER_STATEMENT = 500  # rows per IN (...) list or insert: well inside every database's limits
 
 
 @cache
@@ -350,8 +350,8 @@ def _as_block(row: schema.MergeBlock) -> Block:
 
 def _chunks(values: Iterable[Any]) -> Iterator[list[Any]]:
     values = list(values)
-    for start in range(0, len(values), BATCH):
-        yield values[start:start + BATCH]
+    for start in range(0, len(values), ROWS_PER_STATEMENT):
+        yield values[start:start + ROWS_PER_STATEMENT]
 
 
 def _parts_of(session: Session, keys: Iterable[str]) -> set[str]:
@@ -577,9 +577,15 @@ def listed_in(session: Session, chosen: ListFilter, *, whole: bool = False
     total = _count_incidents(session)
     out = []
     for r in session.execute(query.order_by(i.first_report, i.id)).scalars():
-        first = r["date_start"] or r.get("date_earliest")
-        last = r.get("date_end")
-        if within_dates(date.fromisoformat(first) if first else None,
-                        date.fromisoformat(last) if last else None, chosen.since, chosen.until):
+        if line_within(r, chosen.since, chosen.until):
             out.append(r)
     return out, total
+
+
+def line_within(line: Mapping[str, Any], since: date | None, until: date | None) -> bool:
+    """Whether a listed incident passes a date filter (within_dates on its days; an open
+    start counts from the earliest day it can be)."""
+    first = line["date_start"] or line.get("date_earliest")
+    last = line.get("date_end")
+    return within_dates(date.fromisoformat(first) if first else None,
+                        date.fromisoformat(last) if last else None, since, until)

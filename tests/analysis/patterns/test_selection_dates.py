@@ -9,8 +9,8 @@ from datetime import date
 import pytest
 
 from casebuilder.analysis.patterns.records import IncidentRecord, Selection
-from casebuilder.cli.incidents import _within
 from casebuilder.model.partial_date import within_dates
+from casebuilder.resolution.stored import line_within
 
 D = date.fromisoformat
 CASES = [
@@ -36,4 +36,4 @@ def test_examples(first, last, since, until, admitted):
                             day=f if f == la else None)
     assert Selection(since=s, until=u).admits(record) is admitted
     listed = {"date_start": first, "date_end": last}
-    assert _within(listed, s, u) is admitted
+    assert line_within(listed, s, u) is admitted
