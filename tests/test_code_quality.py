@@ -68,3 +68,20 @@ def test_stages_only_import_downwards():
                 if there in rank and rank[there] > rank[here]:
                     wrong.append(f"{path.relative_to(REPO)} imports {node.module}")
     assert not wrong, "a stage imports from a stage above it:\n" + "\n".join(wrong)
+
+
+#: The modules that may reach the file system object store itself (paths, staging, early
+#: copies); every other module reads and keeps files through ``case.storage`` (ObjectStorage),
+#: so that another kind of store can take its place (decision 0029).
+FILE_SYSTEM_STORE_USERS = {
+    "intake/ingest.py", "preservation/case.py", "preservation/verify.py",
+    "preservation/leftovers.py", "reporting/bundle.py", "cli/locker.py",
+}
+
+
+def test_only_intake_and_verification_reach_the_file_system_store():
+    package = REPO / "src" / "casebuilder"
+    reaching = {str(p.relative_to(package)) for p in package.rglob("*.py")
+                if ".objects." in p.read_text(encoding="utf-8")
+                and p.name != "objects.py"}
+    assert reaching <= FILE_SYSTEM_STORE_USERS, reaching - FILE_SYSTEM_STORE_USERS

@@ -29,7 +29,7 @@ def _text_of(case: Case, item: Item) -> tuple[Item, str] | None:
             "text/plain") else session.get(Item, item.text_item_id) if item.text_item_id else None
     if text_item is None:
         return None
-    with case.objects.open(text_item.sha256) as fh:
+    with case.storage.open(text_item.sha256) as fh:
         return text_item, fh.read().decode("utf-8", "replace")
 
 

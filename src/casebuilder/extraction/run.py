@@ -200,7 +200,7 @@ def source_text(case: Case, item: schema.Item) -> SourceText | None:
             schema.Origin.item_id == item.id).order_by(schema.Origin.id)).scalars())
     if text_item is None:
         return None
-    with case.objects.open(text_item.sha256) as fh:
+    with case.storage.open(text_item.sha256) as fh:
         raw = fh.read()
     try:
         text = raw.decode("utf-8")

@@ -72,7 +72,7 @@ from casebuilder.preservation.keys import (
     verify_signature,
 )
 from casebuilder.preservation.merkle import MerkleTree
-from casebuilder.preservation.objects import ObjectStore
+from casebuilder.preservation.objects import ObjectStorage, ObjectStore
 from casebuilder.preservation.rotation import finish_interrupted_rotation, last_rotation_digest
 from casebuilder.store.database import ensure_schema, make_engine, session_factory, sqlite_url
 from casebuilder.store.home import (
@@ -121,6 +121,12 @@ class Case:
     @property
     def case_id(self) -> str:
         return self.config.case_id
+
+    @property
+    def storage(self) -> ObjectStorage:
+        """The object store as every stage but intake and verification uses it: by digest,
+        never by path (so another kind of store can take the file system's place)."""
+        return self.objects
 
     @property
     def key_id(self) -> str:

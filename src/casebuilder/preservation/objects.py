@@ -34,7 +34,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager, suppress
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any, BinaryIO, Protocol
 
 from casebuilder.errors import (
     CaseWriteError,
@@ -205,7 +205,30 @@ def _fsync_dir(path: Path) -> None:
         os.close(fd)
 
 
+class ObjectStorage(Protocol):
+    """What every stage but intake needs of an object store: reading a stored copy, hashing
+    it again, listing what is held, and keeping derived bytes. The file system store below is
+    the default and the only one; an S3-compatible store would offer these over its API (see
+    docs/decisions/0029-object-storage-interface.md for what intake and verify need besides)."""
+
+    def exists(self, sha256: str) -> bool: ...
+
+    def open(self, sha256: str) -> BinaryIO: ...
+
+    def rehash(self, sha256: str) -> Digests: ...
+
+    def iter_object_names(self) -> list[str]: ...
+
+    def store_bytes(self, data: bytes, *, label: str) -> StoredObject: ...
+
+    def store_stream(self, source: BinaryIO, *, label: str, max_size: int | None = None,
+                     second_digest: bool = True) -> StoredObject: ...
+
+
 class ObjectStore:
+    """The file system object store: write-once files under ``objects/sha256/`` (see the
+    module docstring); it offers ObjectStorage and, to intake and verify, its files' paths."""
+
     def __init__(self, root: Path, staging: Path) -> None:
         self.root = root
         self.staging_dir = staging

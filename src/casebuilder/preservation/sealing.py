@@ -62,7 +62,7 @@ def seal_pending(case: Case, item_ids: Sequence[int] | None = None, *, by: str =
     batch_bytes = 0
     for item_id, sha256, size in pending_items(case, item_ids):
         try:
-            digests = case.objects.rehash(sha256)
+            digests = case.storage.rehash(sha256)
         except (OSError, CasebuilderError) as exc:
             report.problems.append((item_id, f"its stored file cannot be read: {exc}"))
             continue

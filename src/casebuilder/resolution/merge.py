@@ -264,6 +264,13 @@ def compatible(candidate: MergeCandidate, cluster: Cluster,
         return False, "one is a continuing situation, the other a single attack"
     # The date is tried first because it turns most candidates away cheaply (a city struck
     # every day); a refusal's reason is never shown, and the reasons of a join keep their order.
+    # Two single attacks dated by their events on days apart: date_match's answer, without
+    # writing out why.
+    a, b = candidate.when, anchor.when
+    if a is not None and b is not None and not candidate.situation and \
+            "report" not in (candidate.basis, anchor.basis) and (a.end < b.start or
+                                                                 b.end < a.start):
+        return False, "different dates"
     dated, when = date_match(candidate, anchor)
     if not dated:
         return False, when

@@ -78,12 +78,12 @@ def import_recognised(case: Case, item_ids: Sequence[int]) -> list[ImportReport]
                      schema.Item.id)).scalars()]
     reports = []
     for item_id, sha256, _size, name in items:
-        with case.objects.open(sha256) as fh:
+        with case.storage.open(sha256) as fh:
             head = fh.read(HEAD_BYTES)
         first = head.lstrip(codecs.BOM_UTF8).lstrip()[:1]
         if first not in (b"[", b"{") and recognise(head) is None:
             continue
-        with case.objects.open(sha256) as fh:
+        with case.storage.open(sha256) as fh:
             data = fh.read()
         fmt = recognise(data)
         if fmt is None:

@@ -152,7 +152,7 @@ def rows_in_characters(case: Case, blocks: tuple[Block, ...]) -> tuple[Block, ..
     characters: dict[int, dict[int, int]] = {}
     stored: dict[int, bytes] = {}
     for item_id, offsets in wanted.items():
-        with case.objects.open(digests[item_id]) as fh:
+        with case.storage.open(digests[item_id]) as fh:
             stored[item_id] = data = fh.read()
         at, counted, found = 0, 0, {}
         for offset in sorted(offsets):
@@ -337,7 +337,7 @@ def make_report(case: Case, request: ReportRequest, drawers: Drawers) -> MadeRep
 
 def store_report(case: Case, made: MadeReport, name: str) -> int:
     """Keep the report as a derived item of the items it relies on; log its making."""
-    stored = case.objects.store_bytes(made.data, label=name)
+    stored = case.storage.store_bytes(made.data, label=name)
     with case.transaction() as tx:
         sources = list(tx.session.execute(
             select(Item).where(Item.id.in_(list(made.item_ids)))).scalars())
