@@ -310,33 +310,54 @@ def _same(row: schema.StoredIncident, members: dict[str, list[str]], s: Settled)
             and row.decisions == s.decisions and row.overrides == s.overrides)
 
 
+#: Cells of the merge's index per side of a map area, and buckets per chunk, of merge_blocks.
+AREA_CELLS = 2
+CHUNK_BUCKETS = 16
+
+
+def _areas(block: Block) -> list[str]:
+    """The map areas a block is filed under: the squares its cells cover, and its region."""
+    out = []
+    if block.rows is not None and block.cols is not None:
+        out = [f"{r}:{c}" for r in range(block.rows[0] // AREA_CELLS,
+                                         block.rows[1] // AREA_CELLS + 1)
+               for c in range(block.cols[0] // AREA_CELLS, block.cols[1] // AREA_CELLS + 1)]
+    if block.admin1:
+        out.append(f"region:{block.admin1}")
+    return out
+
+
+def _chunks_of(block: Block) -> list[int]:
+    return list(range(block.buckets[0] // CHUNK_BUCKETS, block.buckets[1] // CHUNK_BUCKETS + 1))
+
+
 def _touched_parts(session: Session, fresh: Sequence[MergeCandidate]) -> set[str]:
     """The parts holding a mention whose blocks touch a new mention's."""
-    found: set[str] = set()
+    keys: set[str] = set()
     for c in fresh:
         for block in blocks_of(c):
-            keys = {row.key for row in _blocks_near(session, block)
-                    if _as_block(row).touches(block)}
-            found |= _parts_of(session, keys)
-    return found
+            keys |= {row.key for row in _blocks_near(session, block)
+                     if _as_block(row).touches(block)}
+    return _parts_of(session, keys)
 
 
-def _blocks_near(session: Session, block: Block) -> Iterator[schema.MergeBlock]:
-    """Stored blocks of the same kind whose buckets meet, in the same cells or region (a range
-    query on the bucket index; the exact test is Block.touches)."""
+def _blocks_near(session: Session, block: Block) -> list[schema.MergeBlock]:
+    """Stored blocks of the same kind filed under the block's squares and chunks, or under
+    its region when one of the two is placed only at region level (the exact test is
+    Block.touches)."""
     b = schema.MergeBlock
-    query = select(b).where(b.situation.is_(block.situation), b.bucket_lo <= block.buckets[1],
-                            b.bucket_hi >= block.buckets[0])
+    squares = [a for a in _areas(block) if not a.startswith("region:")]
     where: list[ColumnElement[bool]] = []
-    if block.rows is not None and block.cols is not None:
-        where.append((b.row_lo <= block.rows[1]) & (b.row_hi >= block.rows[0])
-                     & (b.col_lo <= block.cols[1]) & (b.col_hi >= block.cols[0]))
+    if squares:
+        where.append(b.area.in_(squares))
     if block.admin1:
-        region = b.admin1 == block.admin1
+        region = b.area == f"region:{block.admin1}"
         where.append(region if block.broad else region & b.broad.is_(True))
     if not where:
-        return iter(())
-    return iter(session.execute(query.where(or_(*where))).scalars())
+        return []
+    return list(session.execute(select(b).where(
+        b.situation.is_(block.situation), b.chunk.in_(_chunks_of(block)), or_(*where))
+    ).scalars())
 
 
 def _as_block(row: schema.MergeBlock) -> Block:
@@ -437,13 +458,15 @@ def _write_entries(session: Session, candidates: Sequence[MergeCandidate], parts
 
 
 def _write_blocks(session: Session, candidates: Sequence[MergeCandidate]) -> None:
-    rows = [{"key": c.key, "situation": b.situation, "broad": b.broad, "admin1": b.admin1,
+    rows = [{"key": c.key, "area": area, "chunk": chunk, "situation": b.situation,
+             "broad": b.broad, "admin1": b.admin1,
              "row_lo": b.rows[0] if b.rows else None, "row_hi": b.rows[1] if b.rows else None,
              "col_lo": b.cols[0] if b.cols else None, "col_hi": b.cols[1] if b.cols else None,
              "bucket_lo": b.buckets[0], "bucket_hi": b.buckets[1]}
-            for c in candidates for b in blocks_of(c)]
-    for chunk in _chunks(rows):
-        session.execute(insert(schema.MergeBlock), chunk)
+            for c in candidates for b in blocks_of(c) for area in _areas(b)
+            for chunk in _chunks_of(b)]
+    for chunk_rows in _chunks(rows):
+        session.execute(insert(schema.MergeBlock), chunk_rows)
 
 
 def _write_incidents(session: Session, settled: Sequence[Settled],

@@ -311,17 +311,19 @@ class MergeEntry(Base):
 
 
 class MergeBlock(Base):
-    """Where one place of a mention is filed and looks in the merge's index: its kind, coarse
-    cells, region and span of buckets (resolution.merge.Block). Finding the stored mentions a
-    new one could meet is a range query on these rows."""
+    """Where one place of a mention is filed and looks in the merge's index (its kind, coarse
+    cells, region and span of buckets: resolution.merge.Block), once for each area of the map
+    (a square of cells, or its region) and each chunk of buckets it covers: finding the stored
+    mentions a new one could meet is then an exact lookup of a few areas and chunks."""
 
     __tablename__ = "merge_blocks"
     __table_args__ = (
-        Index("ix_merge_blocks_situation_bucket_lo", "situation", "bucket_lo"),
-        Index("ix_merge_blocks_admin1", "admin1"),
+        Index("ix_merge_blocks_situation_area_chunk", "situation", "area", "chunk"),
     )
     id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
     key: Mapped[str] = mapped_column(String(40), index=True)
+    area: Mapped[str] = mapped_column(String(220))  # "row:col" of a square, or "region:NAME"
+    chunk: Mapped[int] = mapped_column(Integer)
     situation: Mapped[bool] = mapped_column(Boolean)
     broad: Mapped[bool] = mapped_column(Boolean)
     admin1: Mapped[str] = mapped_column(String(200))

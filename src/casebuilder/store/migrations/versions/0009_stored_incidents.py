@@ -33,6 +33,8 @@ def upgrade() -> None:
         "merge_blocks",
         sa.Column("id", sa.Integer(), autoincrement=True, nullable=False),
         sa.Column("key", sa.String(length=40), nullable=False),
+        sa.Column("area", sa.String(length=220), nullable=False),
+        sa.Column("chunk", sa.Integer(), nullable=False),
         sa.Column("situation", sa.Boolean(), nullable=False),
         sa.Column("broad", sa.Boolean(), nullable=False),
         sa.Column("admin1", sa.String(length=200), nullable=False),
@@ -45,10 +47,9 @@ def upgrade() -> None:
         sa.PrimaryKeyConstraint("id", name=op.f("pk_merge_blocks")),
     )
     with op.batch_alter_table("merge_blocks", schema=None) as batch_op:
-        batch_op.create_index("ix_merge_blocks_admin1", ["admin1"], unique=False)
         batch_op.create_index(batch_op.f("ix_merge_blocks_key"), ["key"], unique=False)
-        batch_op.create_index("ix_merge_blocks_situation_bucket_lo", ["situation", "bucket_lo"],
-                              unique=False)
+        batch_op.create_index("ix_merge_blocks_situation_area_chunk",
+                              ["situation", "area", "chunk"], unique=False)
     op.create_table(
         "stored_incidents",
         sa.Column("id", sa.String(length=60), nullable=False),
@@ -108,9 +109,8 @@ def downgrade() -> None:
         batch_op.drop_index(batch_op.f("ix_stored_incidents_date_from"))
     op.drop_table("stored_incidents")
     with op.batch_alter_table("merge_blocks", schema=None) as batch_op:
-        batch_op.drop_index("ix_merge_blocks_situation_bucket_lo")
+        batch_op.drop_index("ix_merge_blocks_situation_area_chunk")
         batch_op.drop_index(batch_op.f("ix_merge_blocks_key"))
-        batch_op.drop_index("ix_merge_blocks_admin1")
     op.drop_table("merge_blocks")
     with op.batch_alter_table("merge_entries", schema=None) as batch_op:
         batch_op.drop_index(batch_op.f("ix_merge_entries_part"))
