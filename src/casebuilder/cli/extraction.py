@@ -78,7 +78,7 @@ def run_extraction(
     help="Extract again even where these rules already ran (a new run is logged; "
     "analysts' decisions are kept).",
 )
-@click.option("--workers", type=click.IntRange(min=1), default=None,
+@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
               help="Read the texts in N worker processes of a Dask cluster started on this "
               "machine (results are stored as a serial run stores them).")
 @click.option("--scheduler", metavar="ADDRESS", default=None,

@@ -80,8 +80,17 @@ def cluster(workers: int | None, scheduler: str | None) -> Iterator[Client]:
     """A client of the cluster at ``scheduler``, or of ``workers`` worker processes started
     on this machine for the command (listening on localhost only, no dashboard)."""
     if scheduler is not None:
-        with Client(scheduler) as client:
-            client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS_S)
+        try:
+            client = Client(scheduler)
+        except OSError as exc:
+            raise CasebuilderError(f"cannot reach the Dask scheduler at {scheduler}: {exc}"
+                                   ) from exc
+        with client:
+            try:
+                client.wait_for_workers(1, timeout=WAIT_FOR_WORKERS_S)
+            except TimeoutError as exc:
+                raise CasebuilderError(f"the Dask cluster at {scheduler} has no worker (none "
+                                       f"joined in {WAIT_FOR_WORKERS_S} s)") from exc
             yield client
         return
     # one task at a time on each worker, so that a worker's death is laid on its own text
