@@ -3,15 +3,18 @@
 
 Its place in the flow: run.extract_with plans every item and stores every result, in item
 order, in this process, the case's one writer (decision 0026); this module only changes who
-reads the texts. Each planned job's text and facts (a SourceText) and its item's digest go to
-a worker; the worker extracts with tools it built once, when it started (``worker_tools``: the
-gazetteer and vocabulary never travel with a task), and sends back the results as JSON lines
-(run._Results) or the reason the extractor failed. The workers never open the case.
+reads the texts. The planned jobs go to the workers in parcels of up to ``TEXTS_PER_TASK``
+texts (one task each: a task costs the command and the worker some milliseconds, a text some
+tens): each job's text and facts (a SourceText) and its item's digest. A worker extracts with
+tools it built once, when it started (``worker_tools``: the gazetteer and vocabulary never
+travel with a task), and sends back each text's results as JSON lines (run._Results) or the
+reason the extractor failed. The workers never open the case.
 
-A worker that dies while reading a text is restarted by its nanny and the text is tried once
-more elsewhere; when that worker dies too, the text is recorded as one the extractor failed
-on, as a raised error is, and the batch goes on. At most ``JOBS_PER_WORKER`` texts per worker
-are out at a time, so a large case costs the parent the memory of a few texts, not all.
+A worker that dies while reading a parcel is restarted by its nanny, and each text of the
+parcel is sent again alone; a text whose worker dies when it is alone too is recorded as one
+the extractor failed on, as a raised error is, and the batch goes on. At most
+``PARCELS_PER_WORKER`` parcels per worker are out at a time, so a large case costs the command
+the memory of a few parcels of texts, not of all.
 """
 
 from __future__ import annotations
@@ -43,12 +46,15 @@ from casebuilder.extraction.run import (
 )
 from casebuilder.preservation.case import Case
 
-#: Texts sent ahead to each worker (they queue on the scheduler, not on the worker).
-JOBS_PER_WORKER = 4
+#: Texts read by one task, and the characters that close a parcel before it is full.
+TEXTS_PER_TASK = 8
+PARCEL_CHARS = 1_000_000
+#: Parcels out for each worker (one read, the next queued on the scheduler, one coming back).
+PARCELS_PER_WORKER = 3
 #: Seconds to wait for the first worker of an existing cluster.
 WAIT_FOR_WORKERS_S = 60
-#: Of a worker that died reading a text, "the text killed it" after this many more deaths.
-RETRIES_AFTER_A_DEATH = 1
+#: A text is recorded as one the extractor failed on when this many workers died reading it.
+DEATHS = 2
 
 _tools: ExtractionTools | None = None
 
@@ -66,13 +72,15 @@ def worker_ids() -> ToolIds:
     return worker_tools().ids
 
 
-def read_on_worker(source: SourceText, sha256: str, ids: ToolIds) -> _Results | Failure:
-    """A task: extract one text with this worker's tools, which must be those planned with."""
+def read_on_worker(parcel: list[tuple[SourceText, str]], ids: ToolIds
+                   ) -> list[_Results | Failure]:
+    """A task: extract each text (with its item's digest) with this worker's tools, which
+    must be those the jobs were planned with."""
     tools = worker_tools()
     if tools.ids != ids:
         raise CasebuilderError(f"a worker's extraction tools are {tools.ids}, not {ids}: "
                                "every worker must run the same casebuilder")
-    return read_text(tools, source, sha256)
+    return [read_text(tools, source, sha256) for source, sha256 in parcel]
 
 
 @contextmanager
@@ -93,9 +101,12 @@ def cluster(workers: int | None, scheduler: str | None) -> Iterator[Client]:
                                        f"joined in {WAIT_FOR_WORKERS_S} s)") from exc
             yield client
         return
-    # one task at a time on each worker, so that a worker's death is laid on its own text
+    # One task at a time on each worker, so that a worker's death is laid on its own parcel,
+    # which _InOrder sends again text by text (no retry by the scheduler); no profiling of
+    # the workers' threads, which nobody would look at.
     with dask.config.set({"distributed.scheduler.worker-saturation": 1.0,
-                          "distributed.scheduler.allowed-failures": RETRIES_AFTER_A_DEATH}), \
+                          "distributed.scheduler.allowed-failures": 0,
+                          "distributed.worker.profile.enabled": False}), \
             LocalCluster(n_workers=workers, threads_per_worker=1, processes=True,
                          host="127.0.0.1", dashboard_address=None) as local, \
             Client(local) as client:
@@ -113,9 +124,10 @@ def tools_on(client: Client) -> ToolIds:
 
 
 def read_on(client: Client, ids: ToolIds) -> Reader:
-    """A reader (see run.Reader) reading the jobs on the cluster, at most ``ahead`` at a time
-    out (sent, or back and waiting for their turn), and giving them back in plan order."""
-    ahead = JOBS_PER_WORKER * max(1, len(client.scheduler_info()["workers"]))
+    """A reader (see run.Reader) reading the jobs on the cluster in parcels, at most ``ahead``
+    jobs at a time out (waiting for a parcel, sent, or back and waiting for their turn), and
+    giving them back in plan order."""
+    ahead = TEXTS_PER_TASK * PARCELS_PER_WORKER * max(1, len(client.scheduler_info()["workers"]))
 
     def read(planned: Iterator[ExtractOutcome | Job]
              ) -> Iterator[ExtractOutcome | tuple[Job, _Results | Failure]]:
@@ -129,54 +141,74 @@ def read_on(client: Client, ids: ToolIds) -> Reader:
 
 
 class _InOrder:
-    """Planned steps, each job sent to the cluster as it comes, given back in their order.
-    A result is fetched as soon as it is ready (the death of the worker holding it would lose
-    it) and waits here for its turn."""
+    """Planned steps, their jobs sent to the cluster in parcels, given back in plan order.
+    A parcel's results are fetched as soon as they are ready (the death of the worker holding
+    them would lose them) and wait here for their turn."""
 
     def __init__(self, client: Client, ids: ToolIds) -> None:
         self.client, self.ids = client, ids
-        self.order: deque[tuple[ExtractOutcome | Job, Key | None]] = deque()  # step, task key
-        self.arrived: dict[Key, _Results | Failure] = {}
+        self.order: deque[ExtractOutcome | Job] = deque()
+        self.parcel: list[Job] = []  # jobs not sent yet
+        self.sent: dict[Key, list[Job]] = {}
+        self.read: dict[int, _Results | Failure] = {}  # by item id
+        self.deaths: dict[int, int] = {}  # by item id: workers that died reading its text
         self.running = as_completed(loop=client.loop, with_results=True, raise_errors=False)
         self.out = 0  # jobs in ``order``
 
     def add(self, step: ExtractOutcome | Job) -> None:
-        key = None
+        self.order.append(step)
         if isinstance(step, Job):
-            future = self.client.submit(read_on_worker, step.source, step.item.sha256,
-                                        self.ids, pure=False)
-            self.running.add(future)
-            key, self.out = future.key, self.out + 1
-        self.order.append((step, key))
+            self.out += 1
+            self.parcel.append(step)
+            if len(self.parcel) == TEXTS_PER_TASK or \
+                    sum(len(j.source.text) for j in self.parcel) >= PARCEL_CHARS:
+                self.send(self.parcel)
+                self.parcel = []
+
+    def send(self, jobs: list[Job]) -> None:
+        future = self.client.submit(read_on_worker, [(j.source, j.item.sha256) for j in jobs],
+                                    self.ids, pure=False)
+        self.sent[future.key] = jobs
+        self.running.add(future)
 
     def take(self, most_out: int) -> Iterator[ExtractOutcome | tuple[Job, _Results | Failure]]:
         """The steps at the head of the order, until no more than ``most_out`` jobs are out."""
-        while self.order and (self.order[0][1] is None or self.out > most_out):
-            step, key = self.order[0]
-            if key is not None and key not in self.arrived:
-                finished, result = next(self.running)
-                self.arrived[finished.key] = what_came(finished, result)
-                continue
-            self.order.popleft()
+        while self.order and (isinstance(self.order[0], ExtractOutcome) or
+                              self.out > most_out):
+            step = self.order[0]
             if isinstance(step, ExtractOutcome):
+                self.order.popleft()
                 yield step
-            else:
-                assert key is not None
+            elif step.item.id in self.read:
+                self.order.popleft()
                 self.out -= 1
-                yield step, self.arrived.pop(key)
+                yield step, self.read.pop(step.item.id)
+            elif self.parcel and self.parcel[0] is step:  # its turn: send the parcel as it is
+                self.send(self.parcel)
+                self.parcel = []
+            else:
+                finished, result = next(self.running)
+                self.came(self.sent.pop(finished.key), finished, result)
 
-
-def what_came(future: Future[Any], result: Any) -> _Results | Failure:
-    """What a finished task gave. The death of every worker that read the text is the text's
-    failure; any other error (the cluster's, not the text's) stops the batch."""
-    if future.status == "finished":
-        assert isinstance(result, _Results | Failure)
-        return result
-    error = future.exception() if future.status == "error" else None
-    if isinstance(error, KilledWorker):
-        return Failure("the extractor failed: the worker process reading this text died, "
-                       "each time it was tried (KilledWorker)")
-    raise error or CasebuilderError(f"the cluster dropped the task of a text ({future.status})")
+    def came(self, jobs: list[Job], future: Future[Any], result: Any) -> None:
+        """Keep what a finished task gave. When its worker died, each text is sent again
+        alone, and is the extractor's failure when it has killed ``DEATHS`` workers; any other
+        error (the cluster's, not a text's) stops the batch."""
+        if future.status == "finished":
+            assert isinstance(result, list) and len(result) == len(jobs)
+            self.read.update((j.item.id, r) for j, r in zip(jobs, result, strict=True))
+            return
+        error = future.exception() if future.status == "error" else None
+        if not isinstance(error, KilledWorker):
+            raise error or CasebuilderError(f"the cluster dropped a task ({future.status})")
+        for job in jobs:
+            self.deaths[job.item.id] = self.deaths.get(job.item.id, 0) + 1
+            if self.deaths[job.item.id] < DEATHS:
+                self.send([job])
+            else:
+                self.read[job.item.id] = Failure(
+                    "the extractor failed: the worker process reading this text died, "
+                    f"{DEATHS} times (KilledWorker)")
 
 
 def extract_on_cluster(case: Case, item_ids: Sequence[int] | None = None, *,
