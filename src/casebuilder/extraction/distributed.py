@@ -116,8 +116,11 @@ def cluster(workers: int | None, scheduler: str | None) -> Iterator[Client]:
 def tools_on(client: Client) -> ToolIds:
     """Build the tools on every worker at once, and the ids they all share."""
     addresses = list(client.scheduler_info()["workers"])
-    found: set[ToolIds] = set(client.gather([client.submit(worker_ids, workers=[a], pure=False)
-                               for a in addresses]))
+    try:
+        found: set[ToolIds] = set(client.gather([
+            client.submit(worker_ids, workers=[a], pure=False) for a in addresses]))
+    except KilledWorker as exc:
+        raise CasebuilderError(f"a worker died loading the extraction tools ({exc})") from exc
     if len(found) != 1:
         raise CasebuilderError(f"the cluster's workers run different extraction tools: {found}")
     return found.pop()
