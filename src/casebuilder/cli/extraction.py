@@ -23,15 +23,23 @@ def extraction_tools() -> object:
 
 
 def run_extraction(
-    case: Case, item_ids: list[int] | None, *, quiet: bool = False, force: bool = False
+    case: Case, item_ids: list[int] | None, *, quiet: bool = False, force: bool = False,
+    workers: int | None = None, scheduler: str | None = None,
 ) -> bool:
     """Extract and print what happened; returns False when the extractor failed on an item
-    in this run (each failure is recorded in the custody log)."""
-    from casebuilder.extraction.run import ExtractionTools, extract_items
+    in this run (each failure is recorded in the custody log). With ``workers`` or
+    ``scheduler`` the texts are read on a Dask cluster (extraction/distributed.py)."""
+    if workers is not None or scheduler is not None:
+        from casebuilder.extraction.distributed import extract_on_cluster
 
-    tools = extraction_tools()
-    assert isinstance(tools, ExtractionTools)
-    report = extract_items(case, tools, item_ids, force=force)
+        report = extract_on_cluster(case, item_ids, workers=workers, scheduler=scheduler,
+                                    force=force)
+    else:
+        from casebuilder.extraction.run import ExtractionTools, extract_items
+
+        tools = extraction_tools()
+        assert isinstance(tools, ExtractionTools)
+        report = extract_items(case, tools, item_ids, force=force)
     done = report.extracted
     mentions = sum(o.mentions for o in done)
     claims = sum(o.claims for o in done)
@@ -70,11 +78,21 @@ def run_extraction(
     help="Extract again even where these rules already ran (a new run is logged; "
     "analysts' decisions are kept).",
 )
+@click.option("--workers", type=click.IntRange(min=1), default=None, metavar="N",
+              help="Read the texts in N worker processes of a Dask cluster started on this "
+              "machine (results are stored as a serial run stores them).")
+@click.option("--scheduler", metavar="ADDRESS", default=None,
+              help="Read the texts on the workers of a running Dask cluster "
+              "(tcp://host:port); they must run this casebuilder.")
 @click.pass_obj
-def extract_command(state: CliState, items: tuple[int, ...], force: bool) -> None:
+def extract_command(state: CliState, items: tuple[int, ...], force: bool, workers: int | None,
+                    scheduler: str | None) -> None:
     """Find incident mentions and claims in the texts held (default: all)."""
+    if workers is not None and scheduler is not None:
+        raise click.UsageError("--workers starts a cluster, --scheduler uses one: not both")
     with opened_case(state, create=False) as case:
-        complete = run_extraction(case, list(items) or None, force=force)
+        complete = run_extraction(case, list(items) or None, force=force, workers=workers,
+                                  scheduler=scheduler)
     sys.exit(0 if complete else 1)  # 1: the extractor failed on some item (partial failure)
 
 

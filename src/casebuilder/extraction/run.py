@@ -96,6 +96,25 @@ class ExtractionTools:
         return cls(analyser, vocabulary, gazetteer,
                    MentionExtractor(analyser, vocabulary, gazetteer), gazetteer_id)
 
+    @property
+    def ids(self) -> ToolIds:
+        return ToolIds(EXTRACTOR_ID, self.vocabulary.digest, self.gazetteer_id)
+
+
+@dataclass(frozen=True)
+class ToolIds:
+    """What the rules of a run take from the tools that read it: the extractor's code, the
+    vocabulary's digest and the gazetteer's version (a run's rules add its source's digest)."""
+
+    extractor: str
+    vocabulary_sha256: str
+    gazetteer: str
+
+    def rules(self, source: SourceText) -> Rules:
+        return Rules(self.extractor, self.vocabulary_sha256, self.gazetteer, json_digest(
+            [source.text, source.title, source.outlet,
+             source.published.isoformat() if source.published else None]))
+
 
 @dataclass
 class ExtractOutcome:
@@ -159,12 +178,30 @@ class _Results:
         data = json.dumps({"mention": row, "claims": claims}, sort_keys=True,
                           separators=(",", ":"), ensure_ascii=False,
                           allow_nan=False).encode("utf-8")
+        self._append(data)
+        self.claims += len(claims)
+
+    def _append(self, data: bytes) -> None:
         if self.mentions:
             self.hash.update(b",")
         self.hash.update(data)
         self.file.write(data + b"\n")  # JSON escapes line breaks, so one record a line
         self.mentions += 1
-        self.claims += len(claims)
+
+    def __reduce__(self) -> tuple[Callable[[bytes, int], _Results], tuple[bytes, int]]:
+        """Pickled as its JSON lines: the results of a text read by a worker of a cluster
+        cross to the process that stores them (extraction/distributed.py), and their digest
+        is taken again there, from what arrived."""
+        self.file.seek(0)
+        return _Results.from_lines, (self.file.read(), self.claims)
+
+    @classmethod
+    def from_lines(cls, data: bytes, claims: int) -> _Results:
+        results = cls()
+        for line in data.split(b"\n")[:-1]:
+            results._append(line)
+        results.claims = claims
+        return results
 
     def digest(self) -> str:
         final = self.hash.copy()
@@ -278,8 +315,32 @@ def _mention_row(mention: IncidentMention, sha256: str, tools: ExtractionTools,
     }
 
 
-def extract_item(case: Case, tools: ExtractionTools, item: schema.Item, *, name: str = "",
-                 force: bool = False) -> ExtractOutcome:
+@dataclass
+class Job:
+    """An item whose text is to be read, with the rules it is read under (see plan_item)."""
+
+    item: schema.Item
+    name: str
+    source: SourceText
+    rules: Rules
+
+
+@dataclass(frozen=True)
+class Failure:
+    """Why the extractor failed on a text, as the ``extract-failed`` entry records it."""
+
+    reason: str
+
+
+def failure_reason(exc: Exception) -> str:
+    return str(exc) if isinstance(exc, CasebuilderError) else \
+        f"the extractor failed: {type(exc).__name__}: {exc}"
+
+
+def plan_item(case: Case, ids: ToolIds, item: schema.Item, *, name: str = "",
+              force: bool = False) -> ExtractOutcome | Job:
+    """What to do with an item: its outcome when there is nothing to read (no text, read
+    already with these rules, failed before with them), else the job of reading its text."""
     source = source_text(case, item)
     if source is None:
         return ExtractOutcome(item.id, name, "no text")
@@ -291,9 +352,7 @@ def extract_item(case: Case, tools: ExtractionTools, item: schema.Item, *, name:
         # a dataset's rows were imported (extraction/datasets/): its text is no prose to read
         return ExtractOutcome(item.id, name, "unchanged", current.mention_count,
                               current.claim_count)
-    rules = Rules(EXTRACTOR_ID, tools.vocabulary.digest, tools.gazetteer_id, json_digest(
-        [source.text, source.title, source.outlet,
-         source.published.isoformat() if source.published else None]))
+    rules = ids.rules(source)
     if not force and current is not None and (
             current.extractor, current.vocabulary_sha256, current.gazetteer,
             current.source_sha256) == (rules.extractor, rules.vocabulary_sha256,
@@ -307,19 +366,39 @@ def extract_item(case: Case, tools: ExtractionTools, item: schema.Item, *, name:
                 item.id, name, "failed before",
                 reason=f"not tried again: these rules failed on this text at {earlier.at} "
                        f"({earlier.reason}); use --force to try again")
+    return Job(item, name, source, rules)
+
+
+def read_text(tools: ExtractionTools, source: SourceText, sha256: str) -> _Results | Failure:
+    """The results of extracting one text (``sha256``: its item's), or why the extractor
+    failed on it. Touches no case: the serial path and the workers of a cluster both call it."""
     results = _Results()
     try:
-        try:
-            _extract_results(tools, source, item.sha256, results)
-        except Exception as exc:  # noqa: BLE001 - one bad text must not stop the others
-            reason = str(exc) if isinstance(exc, CasebuilderError) else \
-                f"the extractor failed: {type(exc).__name__}: {exc}"
-            record_extraction_failure(case, item, rules, reason)
-            return ExtractOutcome(item.id, name, "failed", reason=reason)
-        _record_run(case, item, rules, results)
-    finally:
+        _extract_results(tools, source, sha256, results)
+    except Exception as exc:  # noqa: BLE001 - one bad text must not stop the others
         results.close()
-    return ExtractOutcome(item.id, name, "extracted", results.mentions, results.claims)
+        return Failure(failure_reason(exc))
+    return results
+
+
+def store_read(case: Case, job: Job, read: _Results | Failure) -> ExtractOutcome:
+    """Keep what reading a job's text gave: a run with its results, or the failure."""
+    if isinstance(read, Failure):
+        record_extraction_failure(case, job.item, job.rules, read.reason)
+        return ExtractOutcome(job.item.id, job.name, "failed", reason=read.reason)
+    try:
+        _record_run(case, job.item, job.rules, read)
+    finally:
+        read.close()
+    return ExtractOutcome(job.item.id, job.name, "extracted", read.mentions, read.claims)
+
+
+def extract_item(case: Case, tools: ExtractionTools, item: schema.Item, *, name: str = "",
+                 force: bool = False) -> ExtractOutcome:
+    planned = plan_item(case, tools.ids, item, name=name, force=force)
+    if isinstance(planned, ExtractOutcome):
+        return planned
+    return store_read(case, planned, read_text(tools, planned.source, item.sha256))
 
 
 def _extract_results(tools: ExtractionTools, source: SourceText, sha256: str,
@@ -403,6 +482,13 @@ def _store_mention(session: Session, run_id: int, item_id: int, record: dict[str
     session.expunge(stored)
 
 
+#: Reads the texts of planned items: yields, in the order given, each outcome as it is and
+#: each job with what reading its text gave (extract_items reads them one by one, here;
+#: extraction/distributed.py on the workers of a Dask cluster).
+Reader = Callable[[Iterator[ExtractOutcome | Job]],
+                  Iterator[ExtractOutcome | tuple[Job, _Results | Failure]]]
+
+
 def extract_items(
     case: Case,
     tools: ExtractionTools,
@@ -412,6 +498,28 @@ def extract_items(
     force: bool = False,
 ) -> ExtractReport:
     """Extract from the given items (default: every original with text)."""
+
+    def one_by_one(planned: Iterator[ExtractOutcome | Job]
+                   ) -> Iterator[ExtractOutcome | tuple[Job, _Results | Failure]]:
+        for step in planned:
+            yield step if isinstance(step, ExtractOutcome) else \
+                (step, read_text(tools, step.source, step.item.sha256))
+
+    return extract_with(case, tools.ids, one_by_one, item_ids, on_item=on_item, force=force)
+
+
+def extract_with(
+    case: Case,
+    ids: ToolIds,
+    reader: Reader,
+    item_ids: Sequence[int] | None = None,
+    *,
+    on_item: Callable[[ExtractOutcome], None] | None = None,
+    force: bool = False,
+) -> ExtractReport:
+    """Extract from the given items (default: every original with text), their texts read by
+    ``reader`` with tools of these ``ids``: each item is planned and its results stored here,
+    in item order, by this one process (the case's one writer); one checkpoint at the end."""
     report = ExtractReport()
     with case.session() as session:
         query = select(schema.Item).where(schema.Item.kind == "original",
@@ -425,10 +533,10 @@ def extract_items(
         for item_id in missing:
             report.outcomes.append(ExtractOutcome(item_id, f"item {item_id}", "no text",
                                                   reason="no such item with text"))
-    for item in items:
-        if item.format == "collection-metadata":
-            continue
-        outcome = extract_item(case, tools, item, name=names[item.id], force=force)
+    planned = (plan_item(case, ids, item, name=names[item.id], force=force) for item in items
+               if item.format != "collection-metadata")
+    for step in reader(planned):
+        outcome = step if isinstance(step, ExtractOutcome) else store_read(case, *step)
         report.outcomes.append(outcome)
         if on_item is not None:
             on_item(outcome)
