@@ -93,12 +93,13 @@ def main() -> int:
         ensure_schema(engine)
         sessions = session_factory(engine)
         mentions = list(attacks_and_reports(args.mentions, seed=args.seed))
-        print(f"{len(mentions):,} synthetic mentions on {engine.dialect.name}")
+        print(f"{len(mentions):,} synthetic mentions on {engine.dialect.name}", flush=True)
 
         start = time.perf_counter()
         clusters = merge(mentions)
         merged = time.perf_counter() - start
-        print(f"merge everything (reference): {merged:8.1f} s   {len(clusters):,} incidents")
+        print(f"merge everything (reference): {merged:8.1f} s   {len(clusters):,} incidents",
+              flush=True)
         start = time.perf_counter()
         with sessions.begin() as session:
             count = store_everything(session, mentions, [], Anchoring(), {}, describe)
@@ -115,6 +116,8 @@ def main() -> int:
             times.append(time.perf_counter() - start)
             assert done is not None
             again.append(done[0])
+            print(f"  document {number + 1}: {times[-1] * 1000:.1f} ms, merged again "
+                  f"{done[0]:,} mentions", flush=True)
         median = statistics.median(times)
         print(f"add one document:             {median * 1000:8.1f} ms median, "
               f"{max(times) * 1000:.1f} ms slowest, merging again "
