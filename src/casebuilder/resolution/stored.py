@@ -419,13 +419,20 @@ def _mention_ids(session: Session, keys: Sequence[str]) -> dict[str, int | None]
 
 
 def _undone_keys(session: Session, decisions: Sequence[Decision]) -> set[str]:
-    """The mentions named by the decisions that new ``undo`` decisions take back."""
-    undone = [d.payload.get("undoes") for d in decisions if d.action == "undo"]
+    """The mentions named by the decisions that new ``undo`` decisions take back, following
+    an undo of an undo down to the decision it brings back."""
     keys: set[str] = set()
-    for chunk in _chunks(int(u) for u in undone if isinstance(u, int)):
-        for payload in session.execute(select(schema.AnalystDecision.payload).where(
-                schema.AnalystDecision.id.in_(chunk))).scalars():
-            keys.update(referenced_keys(payload))
+    seen: set[int] = set()
+    waiting = [d.payload.get("undoes") for d in decisions if d.action == "undo"]
+    while waiting:
+        wanted = sorted({int(u) for u in waiting if isinstance(u, int)} - seen)
+        seen.update(wanted)
+        waiting = []
+        for chunk in _chunks(wanted):
+            for payload in session.execute(select(schema.AnalystDecision.payload).where(
+                    schema.AnalystDecision.id.in_(chunk))).scalars():
+                keys.update(referenced_keys(payload))
+                waiting.append(payload.get("undoes"))
     return keys
 
 
