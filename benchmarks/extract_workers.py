@@ -178,6 +178,11 @@ def stored(home: Path) -> tuple[object, ...]:
     return mentions, claims, runs, entries
 
 
+def steady(amount: float, seconds: float) -> str:
+    """amount / seconds, or n/a when the time after start-up is within the noise (< 1 s)."""
+    return f"{amount / seconds:6.2f}" if seconds >= 1 else "   n/a"
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--documents", type=int, default=480)
@@ -209,11 +214,10 @@ def main() -> int:
               "taken off)")
         for label, (seconds, start_up, _) in timed.items():
             print(f"  {label:<12} {seconds:7.1f} s  {n / seconds:6.2f} docs/s overall   "
-                  f"start-up {start_up:5.1f} s  {n / max(seconds - start_up, 1e-9):6.2f} "
-                  "docs/s steady")
+                  f"start-up {start_up:5.1f} s  {steady(n, seconds - start_up)} docs/s steady")
         (serial, s_up, s_found), (workers, w_up, w_found) = timed.values()
         print(f"ratio (workers / serial): overall {serial / workers:.2f}, steady "
-              f"{(serial - s_up) / max(workers - w_up, 1e-9):.2f}")
+              f"{steady(serial - s_up, workers - w_up)}")
         same = s_found == w_found
         print(f"results identical: {same} ({len(s_found[0])} mentions, {len(s_found[1])} "
               f"claims, {len(s_found[3])} extract entries)")
