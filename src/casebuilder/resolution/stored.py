@@ -375,37 +375,40 @@ def _chunks(values: Iterable[Any]) -> Iterator[list[Any]]:
         yield values[start:start + ROWS_PER_STATEMENT]
 
 
+def _selected_in(session: Session, selected: Any, column: Any, values: Iterable[Any]
+                 ) -> list[Any]:
+    """``selected`` (a table or a column) of the rows whose ``column`` is one of ``values``,
+    asked for ROWS_PER_STATEMENT values at a time."""
+    out: list[Any] = []
+    for chunk in _chunks(sorted(set(values))):
+        out.extend(session.execute(select(selected).where(column.in_(chunk))).scalars())
+    return out
+
+
 def _parts_of(session: Session, keys: Iterable[str]) -> set[str]:
-    found: set[str] = set()
-    for chunk in _chunks(sorted(keys)):
-        found.update(session.execute(select(schema.MergeEntry.part).where(
-            schema.MergeEntry.key.in_(chunk))).scalars())
-    return found
+    return set(_selected_in(session, schema.MergeEntry.part, schema.MergeEntry.key, keys))
 
 
 def _entries_of_parts(session: Session, parts: set[str]) -> list[schema.MergeEntry]:
-    out: list[schema.MergeEntry] = []
-    for chunk in _chunks(sorted(parts)):
-        out.extend(session.execute(select(schema.MergeEntry).where(
-            schema.MergeEntry.part.in_(chunk))).scalars())
-    return out
+    return _selected_in(session, schema.MergeEntry, schema.MergeEntry.part, parts)
 
 
 def _incidents_of_parts(session: Session, parts: set[str]) -> list[schema.StoredIncident]:
-    out: list[schema.StoredIncident] = []
-    for chunk in _chunks(sorted(parts)):
-        out.extend(session.execute(select(schema.StoredIncident).where(
-            schema.StoredIncident.part.in_(chunk))).scalars())
-    return out
+    return _selected_in(session, schema.StoredIncident, schema.StoredIncident.part, parts)
 
 
 def _members_of(session: Session, incidents: Iterable[str]) -> dict[str, list[str]]:
+    rows = _selected_in(session, schema.IncidentMember, schema.IncidentMember.incident_id,
+                        incidents)
+    return _in_position(rows)
+
+
+def _in_position(rows: Iterable[schema.IncidentMember]) -> dict[str, list[str]]:
+    """Each incident's member keys in the order they joined."""
     out: dict[str, list[tuple[int, str]]] = {}
-    for chunk in _chunks(sorted(incidents)):
-        for row in session.execute(select(schema.IncidentMember).where(
-                schema.IncidentMember.incident_id.in_(chunk))).scalars():
-            out.setdefault(row.incident_id, []).append((row.position, row.key))
-    return {i: [k for _, k in sorted(rows)] for i, rows in out.items()}
+    for row in rows:
+        out.setdefault(row.incident_id, []).append((row.position, row.key))
+    return {i: [k for _, k in sorted(keyed)] for i, keyed in out.items()}
 
 
 def _mention_ids(session: Session, keys: Sequence[str]) -> dict[str, int | None]:
@@ -528,12 +531,7 @@ def _rebuild_because(case: Case, why: str) -> None:
 
 
 def _all_members(session: Session) -> dict[str, list[str]]:
-    out: dict[str, list[tuple[int, str]]] = {}
-    for incident_id, position, key in session.execute(select(
-            schema.IncidentMember.incident_id, schema.IncidentMember.position,
-            schema.IncidentMember.key)):
-        out.setdefault(incident_id, []).append((position, key))
-    return {i: [k for _, k in sorted(rows)] for i, rows in out.items()}
+    return _in_position(session.execute(select(schema.IncidentMember)).scalars())
 
 
 def _incident(row: schema.StoredIncident, keys: Sequence[str],
