@@ -84,9 +84,9 @@ def rows_command(state: CliState, item_id: int, status: str | None, as_json: boo
     """List the rows of an imported dataset: line, status, the rule that decided, why."""
     from sqlalchemy import select
 
-    from casebuilder.cli.views import log_view
     from casebuilder.errors import NotFound
     from casebuilder.preservation.items import item_ref
+    from casebuilder.preservation.reads import log_view
     from casebuilder.store import schema
 
     with opened_case(state, create=False) as case:

@@ -77,8 +77,8 @@ def elements_command(state: CliState, incident_id: str, charges: tuple[str, ...]
         pattern_evidence,
     )
     from casebuilder.cli.incidents import warn_unapplied
-    from casebuilder.cli.views import log_view
     from casebuilder.preservation.items import item_ref
+    from casebuilder.preservation.reads import log_view
     from casebuilder.resolution.incidents import build_incidents, find_incident
     from casebuilder.store.schema import Item
 

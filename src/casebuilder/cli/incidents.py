@@ -73,7 +73,7 @@ def incidents_command(
     from rich.console import Console
     from rich.table import Table
 
-    from casebuilder.cli.views import log_view
+    from casebuilder.preservation.reads import log_view
     from casebuilder.resolution.stored import ListFilter, listed
 
     if context.invoked_subcommand is not None:

@@ -251,7 +251,7 @@ def items_command(state: CliState, show_all: bool, as_json: bool) -> None:
     """List the items held in the case (the listing is logged as a view)."""
     from sqlalchemy import select
 
-    from casebuilder.cli.views import log_view
+    from casebuilder.preservation.reads import log_view
     from casebuilder.store.schema import Item
 
     with opened_case(state, create=False) as case:
@@ -345,7 +345,7 @@ def log_command(state: CliState, tail: int | None) -> None:
     """Print custody log entries (one JSON object per line); the reading is logged after."""
     from sqlalchemy import select
 
-    from casebuilder.cli.views import log_view
+    from casebuilder.preservation.reads import log_view
     from casebuilder.store.schema import CustodyEvent
 
     with opened_case(state, create=False) as case:

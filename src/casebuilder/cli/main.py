@@ -114,11 +114,12 @@ from casebuilder.cli import (  # noqa: E402
     recovery,
     reports,
     sealing,
+    serving,
     texts,
 )
 
 del (bundles, datasets, demo, elements, extraction, incidents, keys, locker, patterns, recovery,
-     reports, sealing, texts)
+     reports, sealing, serving, texts)
 
 
 def main(argv: list[str] | None = None) -> None:

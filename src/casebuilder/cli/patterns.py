@@ -56,7 +56,7 @@ def patterns_command(state: CliState, since: Any, until: Any, region: str | None
     from casebuilder.analysis.patterns.records import Selection, from_incident
     from casebuilder.analysis.patterns.run import analyse
     from casebuilder.cli.incidents import warn_unapplied
-    from casebuilder.cli.views import log_view
+    from casebuilder.preservation.reads import log_view
     from casebuilder.resolution.incidents import build_incidents
     from casebuilder.resolution.profiles import load_profiles
 

@@ -7,30 +7,13 @@ from __future__ import annotations
 
 import json
 import re
-from typing import TYPE_CHECKING
 
 import click
 
 from casebuilder.cli.main import CliState, cli, opened_case
 from casebuilder.errors import NotFound
 
-if TYPE_CHECKING:  # the database layer loads only when a command runs (see cli/main.py)
-    from casebuilder.preservation.case import Case
-    from casebuilder.store.schema import Item
-
 SNIPPET = 70  # characters shown either side of a hit
-
-
-def _text_of(case: Case, item: Item) -> tuple[Item, str] | None:
-    """The text item of ``item`` (itself, if it is a text) and the text, or None."""
-    from casebuilder.store.schema import Item
-    with case.session() as session:
-        text_item = item if item.text_item_id is None and (item.media_type or "").startswith(
-            "text/plain") else session.get(Item, item.text_item_id) if item.text_item_id else None
-    if text_item is None:
-        return None
-    with case.storage.open(text_item.sha256) as fh:
-        return text_item, fh.read().decode("utf-8", "replace")
 
 
 @cli.command("text")
@@ -39,8 +22,8 @@ def _text_of(case: Case, item: Item) -> tuple[Item, str] | None:
 @click.pass_obj
 def text_command(state: CliState, item_id: int, as_json: bool) -> None:
     """Print the text read from an item (logged as a view of the item and its text)."""
-    from casebuilder.cli.views import log_view
     from casebuilder.preservation.items import item_ref
+    from casebuilder.preservation.reads import log_view, text_of
     from casebuilder.store.schema import Item
 
     with opened_case(state, create=False) as case:
@@ -48,7 +31,7 @@ def text_command(state: CliState, item_id: int, as_json: bool) -> None:
             item = session.get(Item, item_id)
         if item is None:
             raise NotFound(f"no item {item_id} in this case")
-        found = _text_of(case, item)
+        found = text_of(case, item)
         if found is None:
             raise NotFound(f"item {item_id} has no text (format {item.format or 'unknown'}, "
                            f"read: {item.parse_status})")
@@ -74,8 +57,8 @@ def search_command(state: CliState, query: str, regex: bool, limit: int, as_json
     Case-insensitive. The search (query and items found) is logged as a view."""
     from sqlalchemy import select
 
-    from casebuilder.cli.views import log_view
     from casebuilder.preservation.items import item_ref
+    from casebuilder.preservation.reads import log_view, text_of
     from casebuilder.store.schema import Item
 
     try:
@@ -92,7 +75,7 @@ def search_command(state: CliState, query: str, regex: bool, limit: int, as_json
                      for i in originals}
         seen: list[Item] = []
         for item in originals:
-            found = _text_of(case, item)
+            found = text_of(case, item)
             if found is None:
                 continue
             text_item, text = found

@@ -57,6 +57,9 @@ ACTIONS = frozenset(
         "key-rotation",  # the case was given a new signing key, approved by the old one
         "store-note",  # what interrupted commands left in tmp/ or the store (leftovers.py)
         "incidents",  # the stored incidents were rebuilt or updated (resolution/stored.py)
+        "user",  # a user account was added, given another role or disabled (accounts.py)
+        "login",  # someone signed in to the web interface, or failed to (accounts.py)
+        "logout",  # a web session was closed
     }
 )
 

@@ -617,3 +617,14 @@ def line_within(line: Mapping[str, Any], since: date | None, until: date | None)
     last = line.get("date_end")
     return within_dates(date.fromisoformat(first) if first else None,
                         date.fromisoformat(last) if last else None, since, until)
+
+
+def stored_record(case: Case, incident_id: str) -> dict[str, Any]:
+    """One incident's whole listing record (resolution.listing) as stored, brought up to date
+    first: what the web interface's incident page shows, without reading any claim."""
+    refresh(case)
+    with case.session() as session:
+        row = session.get(schema.StoredIncident, incident_id)
+        if row is None:
+            raise NotFound(f"no incident {incident_id} in this case")
+        return dict(row.record)

@@ -378,3 +378,27 @@ class IncidentState(Base):
     last_decision: Mapped[int] = mapped_column(Integer)
     rules: Mapped[str] = mapped_column(String(64))
     exact_anchors: Mapped[bool] = mapped_column(Boolean)  # no decision was re-anchored or lost
+
+
+class UserAccount(Base):
+    """A person who may use the case through the web interface, with one role (access.toml).
+    Only the Argon2 hash of the password is kept."""
+
+    __tablename__ = "user_accounts"
+    name: Mapped[str] = mapped_column(String(80), primary_key=True)
+    role: Mapped[str] = mapped_column(String(40))
+    password_hash: Mapped[str] = mapped_column(String(200))
+    created_at: Mapped[str] = mapped_column(String(40))
+    disabled: Mapped[bool] = mapped_column(Boolean, default=False)
+
+
+class WebSession(Base):
+    """A signed-in browser: the SHA-256 of its cookie's token (never the token itself), its
+    user, the token its forms must send back (CSRF) and when it ends."""
+
+    __tablename__ = "web_sessions"
+    token_sha256: Mapped[str] = mapped_column(String(64), primary_key=True)
+    user_name: Mapped[str] = mapped_column(String(80), index=True)
+    csrf: Mapped[str] = mapped_column(String(64))
+    created_at: Mapped[str] = mapped_column(String(40))
+    expires_at: Mapped[str] = mapped_column(String(40))

@@ -4,4 +4,4 @@
 start-up path in :func:`casebuilder.store.database.ensure_schema` cannot drift.
 """
 
-HEAD = "0009_stored_incidents"
+HEAD = "0010_user_accounts"

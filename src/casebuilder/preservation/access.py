@@ -1,0 +1,61 @@
+"""Roles and permissions of the people who use a case through the web interface, read from
+access.toml (data an administrator can read) and checked on load. The web front end asks
+:func:`allowed` before it answers any request; nothing here knows about HTTP."""
+
+from __future__ import annotations
+
+import tomllib
+from dataclasses import dataclass
+from functools import cache
+from importlib import resources
+
+from casebuilder.errors import ConfigurationError
+
+
+@dataclass(frozen=True)
+class Access:
+    roles: dict[str, str]  # role -> description
+    permissions: dict[str, frozenset[str]]  # permission -> roles holding it
+    descriptions: dict[str, str]  # permission -> description
+
+
+def parse_access(text: str, origin: str) -> Access:
+    """The roles and permissions of an access.toml text; every problem is named."""
+    try:
+        data = tomllib.loads(text)
+    except tomllib.TOMLDecodeError as exc:
+        raise ConfigurationError(f"{origin}: not valid TOML: {exc}") from exc
+    roles: dict[str, str] = {}
+    for name, body in (data.get("roles") or {}).items():
+        if not isinstance(body, dict) or not str(body.get("description", "")).strip():
+            raise ConfigurationError(f"{origin}: role {name!r} has no description")
+        roles[name] = str(body["description"])
+    if not roles:
+        raise ConfigurationError(f"{origin}: no [roles.NAME] table")
+    permissions: dict[str, frozenset[str]] = {}
+    descriptions: dict[str, str] = {}
+    for name, body in (data.get("permissions") or {}).items():
+        if not isinstance(body, dict) or not str(body.get("description", "")).strip():
+            raise ConfigurationError(f"{origin}: permission {name!r} has no description")
+        held = body.get("roles")
+        if not isinstance(held, list) or not held:
+            raise ConfigurationError(f"{origin}: permission {name!r} names no roles")
+        unknown = sorted(str(r) for r in held if r not in roles)
+        if unknown:
+            raise ConfigurationError(f"{origin}: permission {name!r} names unknown roles "
+                                     f"{', '.join(unknown)}")
+        permissions[name] = frozenset(str(r) for r in held)
+        descriptions[name] = str(body["description"])
+    return Access(roles, permissions, descriptions)
+
+
+@cache
+def shipped_access() -> Access:
+    source = resources.files("casebuilder.preservation").joinpath("access.toml")
+    return parse_access(source.read_text(encoding="utf-8"), "access.toml")
+
+
+def allowed(role: str, permission: str, access: Access | None = None) -> bool:
+    """Whether a role holds a permission; an unknown permission is held by nobody."""
+    access = access or shipped_access()
+    return role in access.permissions.get(permission, frozenset())

@@ -1,0 +1,306 @@
+"""The web application: its routes, each with the permission it needs (ROUTES), and the pages
+they render from the library (stored incidents, items' texts, the custody log). Every page that
+shows case material is logged as a ``view`` entry with the signed-in user as actor; sign-in and
+sign-out are entries of their own (preservation/accounts.py).
+
+One case is open for the server's life. Requests reach it one at a time (a lock), because the
+case's custody writer names one actor per unit of work; reads of the stored tables take
+milliseconds, so a team's few requests a second do not queue for long."""
+
+from __future__ import annotations
+
+import json
+import math
+import threading
+from collections.abc import Awaitable, Callable, Mapping
+from datetime import date
+from importlib import resources
+from pathlib import Path
+from typing import Any, TypeVar
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from sqlalchemy import select
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, RedirectResponse, Response
+from starlette.routing import BaseRoute, Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from casebuilder.errors import CasebuilderError, NotFound
+from casebuilder.preservation import accounts
+from casebuilder.preservation.accounts import SignedIn
+from casebuilder.preservation.case import Case
+from casebuilder.preservation.items import item_ref
+from casebuilder.preservation.reads import log_view, text_of
+from casebuilder.resolution.stored import ListFilter, listed, stored_record
+from casebuilder.store.schema import CustodyEvent, Item
+from casebuilder.web.guard import (
+    LOGIN_COOKIE,
+    SESSION_COOKIE,
+    LoginThrottle,
+    SecurityHeaders,
+    permitted,
+    refused,
+    same_token,
+)
+
+T = TypeVar("T")
+PAGE_SIZE = 200
+SORTS = {
+    "date": lambda line: (line.get("date_start") or line.get("date_earliest") or ""),
+    "place": lambda line: (line.get("place") or "").lower(),
+    "killed": lambda line: line.get("killed_max") or -1,
+    "grade": lambda line: line.get("grade") or "",
+}
+Handler = Callable[[Request, SignedIn], Awaitable[Response]]
+
+
+class WebApp:
+    """The routes of one case. ``ROUTES`` (built in ``routes``) is what the access test reads."""
+
+    def __init__(self, case: Case, *, throttle: LoginThrottle | None = None) -> None:
+        self.case = case
+        self.throttle = throttle or LoginThrottle()
+        self._lock = threading.Lock()
+        folder = Path(str(resources.files("casebuilder.web").joinpath("templates")))
+        self.templates = Environment(loader=FileSystemLoader(folder),
+                                     autoescape=select_autoescape(["html"]))
+        # Each route's permission, by its name: None for the login page only.
+        self.permissions: dict[str, str | None] = {}
+
+    # -- plumbing -------------------------------------------------------------------------
+
+    async def run(self, work: Callable[[], T], actor: str | None = None) -> T:
+        """Run case work in a thread, one request at a time, with ``actor`` as the custody
+        entries' actor."""
+
+        def locked() -> T:
+            with self._lock:
+                before = self.case.actor
+                if actor is not None:
+                    self.case.actor = actor
+                try:
+                    return work()
+                finally:
+                    self.case.actor = before
+
+        return await run_in_threadpool(locked)
+
+    def page(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
+        body = self.templates.get_template(template).render(**values)
+        return HTMLResponse(body, status_code=status)
+
+    def guarded(self, name: str, permission: str, handler: Handler
+                ) -> Callable[[Request], Awaitable[Response]]:
+        """The one door of every route but the login page: a live session, the permission,
+        and on anything but GET the session's CSRF token."""
+        self.permissions[name] = permission
+
+        async def endpoint(request: Request) -> Response:
+            token = request.cookies.get(SESSION_COOKIE, "")
+            user = await self.run(lambda: accounts.signed_in(self.case, token))
+            if user is None or not permitted(user.role, permission):
+                return refused(request, user is not None)
+            if request.method != "GET":
+                form = await request.form()
+                sent = form.get("csrf")
+                if not same_token(sent if isinstance(sent, str) else None, user.csrf):
+                    return refused(request, True)
+            try:
+                return await handler(request, user)
+            except NotFound as exc:
+                return self.page("error.html", 404, user=user, message=str(exc))
+            except CasebuilderError as exc:
+                return self.page("error.html", 400, user=user, message=str(exc))
+
+        return endpoint
+
+    def routes(self) -> list[BaseRoute]:
+        g = self.guarded
+        self.permissions.update({"login_page": None, "login": None, "static": None})
+        static = Path(str(resources.files("casebuilder.web").joinpath("static")))
+        return [
+            Route("/login", self.login_page, methods=["GET"], name="login_page"),
+            Route("/login", self.login, methods=["POST"], name="login"),
+            Route("/logout", g("logout", "own_session", self.logout), methods=["POST"],
+                  name="logout"),
+            Route("/", g("home", "view_incidents", self.home), methods=["GET"], name="home"),
+            Route("/incidents", g("incidents", "view_incidents", self.incidents),
+                  methods=["GET"], name="incidents"),
+            Route("/incidents/{incident_id}", g("incident", "view_incidents", self.incident),
+                  methods=["GET"], name="incident"),
+            Route("/items/{item_id:int}/text", g("item_text", "view_evidence", self.item_text),
+                  methods=["GET"], name="item_text"),
+            Route("/custody", g("custody", "view_custody", self.custody), methods=["GET"],
+                  name="custody"),
+            Route("/users", g("users", "manage_users", self.users), methods=["GET"],
+                  name="users"),
+            # The style sheet only: the login page needs it, and it holds nothing of the case.
+            Mount("/static", StaticFiles(directory=static), name="static"),
+        ]
+
+    # -- signing in and out ------------------------------------------------------------------
+
+    async def login_page(self, request: Request) -> Response:
+        import secrets
+
+        token = secrets.token_urlsafe(32)
+        response = self.page("login.html", csrf=token, message=request.query_params.get("m"))
+        _set_cookie(response, LOGIN_COOKIE, token, max_age=1800)
+        return response
+
+    async def login(self, request: Request) -> Response:
+        form = await request.form()
+        name, password = str(form.get("name", "")), str(form.get("password", ""))
+        if not same_token(str(form.get("csrf", "")), request.cookies.get(LOGIN_COOKIE, "")):
+            return RedirectResponse("/login?m=expired", status_code=303)
+        client = request.client.host if request.client else "unknown"
+        keys = (f"client:{client}", f"user:{name.lower()}")
+        if self.throttle.blocked(*keys):
+            return self.page("login.html", 429, csrf=request.cookies.get(LOGIN_COOKIE, ""),
+                             message="throttled")
+        signed = await self.run(lambda: accounts.sign_in(self.case, name, password,
+                                                         client=client), actor=name[:80])
+        if signed is None:
+            self.throttle.failed(*keys)
+            return RedirectResponse("/login?m=refused", status_code=303)
+        token, _ = signed
+        response = RedirectResponse("/incidents", status_code=303)
+        _set_cookie(response, SESSION_COOKIE, token, max_age=accounts.SESSION_HOURS * 3600)
+        response.delete_cookie(LOGIN_COOKIE, path="/")
+        return response
+
+    async def logout(self, request: Request, user: SignedIn) -> Response:
+        token = request.cookies.get(SESSION_COOKIE, "")
+        await self.run(lambda: accounts.sign_out(self.case, token), actor=user.user)
+        response = RedirectResponse("/login?m=signed-out", status_code=303)
+        response.delete_cookie(SESSION_COOKIE, path="/")
+        return response
+
+    # -- pages -------------------------------------------------------------------------------
+
+    async def home(self, request: Request, user: SignedIn) -> Response:
+        return RedirectResponse("/incidents", status_code=303)
+
+    async def incidents(self, request: Request, user: SignedIn) -> Response:
+        query = request.query_params
+        chosen = ListFilter(place=query.get("place") or None,
+                            since=_day(query.get("since")), until=_day(query.get("until")),
+                            category=query.get("category") or None,
+                            grade=query.get("grade") or None)
+        words = (query.get("q") or "").strip().lower()
+        sort = query.get("sort") if query.get("sort") in SORTS else "date"
+        descending = query.get("order") == "desc"
+        page = max(1, _int(query.get("page"), 1))
+
+        def work() -> tuple[list[dict[str, Any]], int, int]:
+            lines, total = listed(self.case, chosen)
+            if words:
+                lines = [ln for ln in lines
+                         if words in json.dumps(ln, ensure_ascii=False).lower()]
+            lines.sort(key=SORTS[sort], reverse=descending)
+            shown = lines[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
+            log_view(self.case, "web: incident list",
+                     details={"filters": _filters(query), "matching": len(lines),
+                              "shown": [ln["id"] for ln in shown]})
+            return shown, len(lines), total
+
+        shown, matching, total = await self.run(work, actor=user.user)
+        return self.page("incidents.html", user=user, lines=shown, matching=matching,
+                         total=total, query=query, sort=sort, descending=descending, page=page,
+                         pages=max(1, math.ceil(matching / PAGE_SIZE)))
+
+    async def incident(self, request: Request, user: SignedIn) -> Response:
+        incident_id = request.path_params["incident_id"]
+
+        def work() -> dict[str, Any]:
+            record = stored_record(self.case, incident_id)
+            ids = sorted({int(s["item_id"]) for s in record.get("sources") or []
+                          if s.get("item_id") is not None})
+            with self.case.session() as session:
+                items = list(session.scalars(select(Item).where(Item.id.in_(ids))))
+            log_view(self.case, "web: incident", [item_ref(i) for i in items],
+                     {"incident": incident_id})
+            return record
+
+        record = await self.run(work, actor=user.user)
+        return self.page("incident.html", user=user, r=record)
+
+    async def item_text(self, request: Request, user: SignedIn) -> Response:
+        item_id = int(request.path_params["item_id"])
+        start = _int(request.query_params.get("start"), -1)
+        end = _int(request.query_params.get("end"), -1)
+
+        def work() -> tuple[Item, str]:
+            with self.case.session() as session:
+                item = session.get(Item, item_id)
+            if item is None:
+                raise NotFound(f"no item {item_id} in this case")
+            found = text_of(self.case, item)
+            if found is None:
+                raise NotFound(f"item {item_id} has no text")
+            text_item, text = found
+            refs = [item_ref(item)] + ([item_ref(text_item)] if text_item.id != item.id else [])
+            log_view(self.case, "web: item text", refs,
+                     {"span": [start, end]} if 0 <= start < end else None)
+            return item, text
+
+        item, text = await self.run(work, actor=user.user)
+        span = (start, end) if 0 <= start < end <= len(text) else None
+        parts = ([text[:span[0]], text[span[0]:span[1]], text[span[1]:]] if span
+                 else [text, "", ""])
+        return self.page("text.html", user=user, item=item, parts=parts, span=span)
+
+    async def custody(self, request: Request, user: SignedIn) -> Response:
+        def work() -> list[dict[str, Any]]:
+            log_view(self.case, "web: custody log")
+            with self.case.session() as session:
+                rows = session.scalars(select(CustodyEvent)
+                                       .order_by(CustodyEvent.seq.desc()).limit(300))
+                return [json.loads(r.entry) for r in rows]
+
+        entries = await self.run(work, actor=user.user)
+        return self.page("custody.html", user=user, entries=entries)
+
+    async def users(self, request: Request, user: SignedIn) -> Response:
+        def work() -> list[tuple[str, str, str, bool]]:
+            log_view(self.case, "web: user accounts")
+            return accounts.users(self.case)
+
+        return self.page("users.html", user=user, accounts=await self.run(work,
+                                                                          actor=user.user))
+
+
+def make_app(case: Case, *, throttle: LoginThrottle | None = None) -> Starlette:
+    web = WebApp(case, throttle=throttle)
+    app = Starlette(routes=web.routes())
+    app.state.web = web
+    app.add_middleware(SecurityHeaders)
+    return app
+
+
+def _set_cookie(response: Response, name: str, value: str, *, max_age: int) -> None:
+    # Secure: browsers keep such cookies over plain HTTP only on localhost; anywhere else the
+    # server belongs behind TLS (docs/web.md).
+    response.set_cookie(name, value, max_age=max_age, path="/", secure=True, httponly=True,
+                        samesite="strict")
+
+
+def _day(text: str | None) -> date | None:
+    try:
+        return date.fromisoformat(text) if text else None
+    except ValueError:
+        return None
+
+
+def _int(text: str | None, default: int) -> int:
+    try:
+        return int(text) if text else default
+    except ValueError:
+        return default
+
+
+def _filters(query: Mapping[str, str]) -> dict[str, str]:
+    return {k: v for k, v in query.items() if v and k in
+            {"place", "since", "until", "category", "grade", "q", "sort", "order", "page"}}

@@ -1,0 +1,77 @@
+"""A case for the web tests: the development reports (copied from the run's one ingested
+case), one hostile text, and an account for every role."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from starlette.testclient import TestClient
+
+from casebuilder.preservation.access import shipped_access
+from casebuilder.preservation.accounts import add_user
+from casebuilder.preservation.case import Case, open_case
+from casebuilder.web.app import make_app
+from casebuilder.web.guard import LoginThrottle
+
+PASSWORD = "a long test password"
+#: Markup that must never run: in a file's name and in its text.
+HOSTILE_NAME = "<img src=x onerror=alert(1)>.txt"
+HOSTILE_TEXT = ("Shelling of <script>alert('text')</script> the town on 3 March 2022 killed two "
+                "civilians, police said. <svg onload=alert(2)><script>alert(3)</script></svg> "
+                "<a href=\"javascript:alert(4)\">link</a> <b onmouseover=alert(5)>bold</b>\n")
+
+
+@pytest.fixture(scope="module")
+def web_home(dev_case_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from casebuilder.intake.ingest import ingest
+
+    home = tmp_path_factory.mktemp("web") / "home"
+    shutil.copytree(dev_case_home, home)
+    hostile = home.parent / "incoming"
+    hostile.mkdir()
+    (hostile / HOSTILE_NAME).write_text(HOSTILE_TEXT, encoding="utf-8")
+    case = open_case(home, environ={})
+    try:
+        ingest(case, [hostile])
+        for role in shipped_access().roles:
+            add_user(case, role, role, PASSWORD)
+    finally:
+        case.close()
+    return home
+
+
+@pytest.fixture
+def web_case(web_home: Path) -> Iterator[Case]:
+    case = open_case(web_home, environ={})
+    try:
+        yield case
+    finally:
+        case.close()
+
+
+def client_for(case: Case, user: str | None, password: str = PASSWORD,
+               throttle: LoginThrottle | None = None) -> TestClient:
+    """A browser-like client (HTTPS, so the Secure cookie goes back), signed in as ``user``."""
+    client = TestClient(make_app(case, throttle=throttle), base_url="https://testserver")
+    if user is not None:
+        assert sign_in(client, user, password).status_code == 303
+    return client
+
+
+def sign_in(client: TestClient, user: str, password: str = PASSWORD):  # type: ignore[no-untyped-def]
+    page = client.get("/login")
+    csrf = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    assert csrf, page.text
+    return client.post("/login", data={"name": user, "password": password,
+                                       "csrf": csrf.group(1)}, follow_redirects=False)
+
+
+def csrf_of(client: TestClient) -> str:
+    page = client.get("/incidents")
+    found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+    assert found
+    return found.group(1)

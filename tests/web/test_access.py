@@ -1,0 +1,105 @@
+"""Every route of the web interface, for every role and for nobody, against a table written
+here (not read from access.toml), so a change to who may see what has to change this test."""
+
+from __future__ import annotations
+
+import pytest
+from starlette.routing import Mount, Route
+
+from casebuilder.preservation.access import parse_access, shipped_access
+from casebuilder.errors import ConfigurationError
+from casebuilder.web.app import make_app
+from web.conftest import client_for
+
+ALL = {"viewer", "analyst", "reviewer", "legal", "administrator"}
+#: (method, route name) -> roles that get the page; everybody else: 403 (signed in) or
+#: refused (not signed in).
+EXPECTED = {
+    ("GET", "home"): ALL,
+    ("GET", "incidents"): ALL,
+    ("GET", "incident"): ALL,
+    ("GET", "item_text"): ALL,
+    ("GET", "custody"): ALL - {"viewer"},
+    ("GET", "users"): {"administrator"},
+    ("POST", "logout"): ALL,
+}
+PUBLIC = {("GET", "login_page"), ("POST", "login"), ("GET", "static")}
+
+
+def routes(app):  # type: ignore[no-untyped-def]
+    for route in app.routes:
+        if isinstance(route, Mount):
+            yield "GET", route.name, route.path + "/app.css"
+        elif isinstance(route, Route):
+            for method in sorted(route.methods or ()):
+                if method != "HEAD":
+                    yield method, route.name, route.path
+
+
+def concrete(path: str, incident: tuple[str, int]) -> str:
+    return path.replace("{incident_id}", incident[0]).replace("{item_id:int}",
+                                                              str(incident[1]))
+
+
+@pytest.fixture(scope="module")
+def incident(web_home):  # type: ignore[no-untyped-def]
+    from casebuilder.preservation.case import open_case
+    from casebuilder.resolution.stored import ListFilter, listed, stored_record
+
+    case = open_case(web_home, environ={})
+    try:
+        first = listed(case, ListFilter())[0][0]["id"]
+        return first, stored_record(case, first)["sources"][0]["item_id"]
+    finally:
+        case.close()
+
+
+def test_every_route_is_in_the_table(web_case):
+    found = {(m, n) for m, n, _ in routes(make_app(web_case))}
+    assert found == set(EXPECTED) | PUBLIC
+
+
+def test_unauthenticated_requests_are_refused_everywhere_but_the_login_page(web_case, incident):
+    client = client_for(web_case, None)
+    for method, name, path in routes(client.app):
+        response = client.request(method, concrete(path, incident), follow_redirects=False)
+        if (method, name) in PUBLIC:
+            assert response.status_code in {200, 303}, (method, path)
+            continue
+        assert response.status_code in {303, 401}, (method, path, response.status_code)
+        if response.status_code == 303:
+            assert response.headers["location"] == "/login"
+        assert incident[0] not in response.text
+
+
+@pytest.mark.parametrize("role", sorted(ALL))
+def test_each_role_reaches_exactly_what_the_table_gives_it(web_case, incident, role):
+    client = client_for(web_case, role)
+    for method, name, path in routes(client.app):
+        if (method, name) in PUBLIC or (method, name) == ("POST", "logout"):
+            continue
+        response = client.request(method, concrete(path, incident), follow_redirects=False)
+        if role in EXPECTED[(method, name)]:
+            assert response.status_code in {200, 303}, (role, path, response.status_code)
+        else:
+            assert response.status_code == 403, (role, path, response.status_code)
+
+
+def test_a_route_without_a_known_permission_is_refused_to_everybody():
+    from casebuilder.preservation.access import allowed
+
+    assert not any(allowed(role, "no_such_permission") for role in ALL)
+    assert set(shipped_access().roles) == ALL
+
+
+@pytest.mark.parametrize("text, problem", [
+    ("[roles.a]\n", "role 'a' has no description"),
+    ('[roles.a]\ndescription="x"\n[permissions.p]\ndescription="y"\nroles=["b"]\n',
+     "unknown roles b"),
+    ('[roles.a]\ndescription="x"\n[permissions.p]\ndescription="y"\nroles=[]\n',
+     "names no roles"),
+    ("roles = ", "not valid TOML"),
+])
+def test_a_bad_access_file_is_refused_with_its_problem(text, problem):
+    with pytest.raises(ConfigurationError, match=problem):
+        parse_access(text, "access.toml")
