@@ -49,9 +49,10 @@ def test_stages_only_import_downwards():
         "resolution",
         "analysis",
         "reporting",
-        "cli",
+        ("cli", "web"),  # the two front ends, side by side (see below)
     ]
-    rank = {name: i for i, name in enumerate(order)}
+    rank = {name: i for i, layer in enumerate(order)
+            for name in (layer if isinstance(layer, tuple) else (layer,))}
     wrong = []
     for path in sorted((REPO / "src" / "casebuilder").rglob("*.py")):
         parts = path.relative_to(REPO / "src" / "casebuilder").parts
@@ -68,6 +69,29 @@ def test_stages_only_import_downwards():
                 if there in rank and rank[there] > rank[here]:
                     wrong.append(f"{path.relative_to(REPO)} imports {node.module}")
     assert not wrong, "a stage imports from a stage above it:\n" + "\n".join(wrong)
+
+
+#: The one place a front end reaches the other: ``casebuilder serve`` starts the web app.
+FRONT_END_CROSSINGS = {"cli/serving.py imports casebuilder.web.app"}
+
+
+def test_the_front_ends_stay_apart():
+    """The web front end never uses the command line's code, and the command line reaches the
+    web only to serve it: what both need lives in the stages below them."""
+    import ast
+
+    package = REPO / "src" / "casebuilder"
+    crossing = set()
+    for here in ("cli", "web"):
+        other = {"cli": "web", "web": "cli"}[here]
+        for path in sorted((package / here).rglob("*.py")):
+            for node in ast.walk(ast.parse(path.read_text())):
+                names = ([node.module] if isinstance(node, ast.ImportFrom) and node.module
+                         else [a.name for a in node.names] if isinstance(node, ast.Import)
+                         else [])
+                crossing |= {f"{path.relative_to(package)} imports {n}" for n in names
+                             if n.startswith(f"casebuilder.{other}")}
+    assert crossing <= FRONT_END_CROSSINGS, crossing - FRONT_END_CROSSINGS
 
 
 #: The modules that may reach the file system object store itself (paths, staging, early

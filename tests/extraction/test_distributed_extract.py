@@ -115,3 +115,55 @@ def test_a_text_failing_or_killing_its_worker_is_recorded_and_the_others_extract
     assert sorted(failed) == [2, 4] and extracted == [1, 3]
     assert failed[2] == "the extractor failed: ValueError: cannot read this text"
     assert run_cli("verify", home=home).returncode == 0
+
+
+class _Gone:
+    """A task's future whose result went with a worker that died after computing it."""
+
+    status = "lost"
+    key = "lost-task"
+    cancelled = False
+
+    def cancel(self) -> None:
+        self.cancelled = True
+
+
+def _steps_that_resend() -> Any:
+    from casebuilder.extraction.distributed import _InOrder
+
+    steps = object.__new__(_InOrder)  # no cluster: only ``came`` is under test
+    steps.deaths, steps.losses, steps.read, steps.resent = {}, {}, {}, []
+    steps.send = steps.resent.append
+    return steps
+
+
+def test_a_result_lost_with_a_dying_neighbour_is_read_again_and_not_counted_a_death():
+    from types import SimpleNamespace
+
+    from casebuilder.extraction.distributed import LOSSES
+
+    steps = _steps_that_resend()
+    jobs = [SimpleNamespace(item=SimpleNamespace(id=i)) for i in (7, 8)]
+    gone = _Gone()
+    steps.came(jobs, gone, None)
+    assert gone.cancelled and steps.resent == [jobs]
+    assert steps.deaths == {} and steps.read == {}  # neither text is taken for the killer
+    for _ in range(LOSSES - 1):
+        steps.came(jobs, _Gone(), None)
+    assert len(steps.resent) == LOSSES
+
+
+def test_a_cluster_that_keeps_losing_results_stops_the_batch():
+    from types import SimpleNamespace
+
+    import pytest
+
+    from casebuilder.errors import CasebuilderError
+    from casebuilder.extraction.distributed import LOSSES
+
+    steps = _steps_that_resend()
+    jobs = [SimpleNamespace(item=SimpleNamespace(id=7))]
+    for _ in range(LOSSES):
+        steps.came(jobs, _Gone(), None)
+    with pytest.raises(CasebuilderError, match="lost the results"):
+        steps.came(jobs, _Gone(), None)

@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 from starlette.routing import Mount, Route
 
-from casebuilder.preservation.access import parse_access, shipped_access
 from casebuilder.errors import ConfigurationError
+from casebuilder.preservation.access import parse_access, shipped_access
 from casebuilder.web.app import make_app
 from web.conftest import client_for
 

@@ -55,6 +55,9 @@ PARCELS_PER_WORKER = 3
 WAIT_FOR_WORKERS_S = 60
 #: A text is recorded as one the extractor failed on when this many workers died reading it.
 DEATHS = 2
+#: Times a text's result may be lost with a worker that died after reading it (a neighbour's
+#: death, not the text's doing) before the batch stops as the cluster's failure.
+LOSSES = 3
 
 _tools: ExtractionTools | None = None
 
@@ -155,6 +158,7 @@ class _InOrder:
         self.sent: dict[Key, list[Job]] = {}
         self.read: dict[int, _Results | Failure] = {}  # by item id
         self.deaths: dict[int, int] = {}  # by item id: workers that died reading its text
+        self.losses: dict[int, int] = {}  # by item id: results lost with a dead worker
         self.running = as_completed(loop=client.loop, with_results=True, raise_errors=False)
         self.out = 0  # jobs in ``order``
 
@@ -200,6 +204,18 @@ class _InOrder:
         if future.status == "finished":
             assert isinstance(result, list) and len(result) == len(jobs)
             self.read.update((j.item.id, r) for j, r in zip(jobs, result, strict=True))
+            return
+        if future.status == "lost":
+            # Computed, then its worker died before the result was fetched: the text did no
+            # harm (a death while reading it comes as KilledWorker), so it is read again.
+            # Bounded, so that a cluster that keeps losing results stops the batch.
+            future.cancel()
+            for job in jobs:
+                self.losses[job.item.id] = self.losses.get(job.item.id, 0) + 1
+                if self.losses[job.item.id] > LOSSES:
+                    raise CasebuilderError(
+                        f"the cluster lost the results of {job.item.id} {LOSSES + 1} times")
+            self.send(jobs)
             return
         error = future.exception() if future.status == "error" else None
         if not isinstance(error, KilledWorker):

@@ -15,7 +15,7 @@ from argon2 import PasswordHasher
 from argon2.exceptions import InvalidHashError, VerificationError
 from sqlalchemy import delete, func, select
 
-from casebuilder.errors import CasebuilderError, ConfigurationError
+from casebuilder.errors import CasebuilderError
 from casebuilder.model.clock import format_utc
 from casebuilder.preservation.access import shipped_access
 from casebuilder.preservation.case import Case
@@ -128,5 +128,5 @@ def _digest(token: str) -> str:
     return hashlib.sha256(token.encode("utf-8")).hexdigest()
 
 
-__all__ = ["AccountError", "ConfigurationError", "SignedIn", "add_user", "count_users",
+__all__ = ["AccountError", "SignedIn", "add_user", "count_users",
            "sign_in", "sign_out", "signed_in", "users"]

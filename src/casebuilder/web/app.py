@@ -53,6 +53,18 @@ SORTS = {
     "killed": lambda line: line.get("killed_max") or -1,
     "grade": lambda line: line.get("grade") or "",
 }
+
+
+def _words_of(value: Any) -> str:
+    """The values of a listed line as one lower-case text, keys left out (so that a search
+    for "id" or "place" does not match every incident)."""
+    if isinstance(value, Mapping):
+        return " ".join(_words_of(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return " ".join(_words_of(v) for v in value)
+    return "" if value is None else str(value).lower()
+
+
 Handler = Callable[[Request, SignedIn], Awaitable[Response]]
 
 
@@ -190,15 +202,16 @@ class WebApp:
                             category=query.get("category") or None,
                             grade=query.get("grade") or None)
         words = (query.get("q") or "").strip().lower()
-        sort = query.get("sort") if query.get("sort") in SORTS else "date"
+        sort = query.get("sort") or "date"
+        if sort not in SORTS:
+            sort = "date"
         descending = query.get("order") == "desc"
         page = max(1, _int(query.get("page"), 1))
 
         def work() -> tuple[list[dict[str, Any]], int, int]:
             lines, total = listed(self.case, chosen)
             if words:
-                lines = [ln for ln in lines
-                         if words in json.dumps(ln, ensure_ascii=False).lower()]
+                lines = [ln for ln in lines if words in _words_of(ln)]
             lines.sort(key=SORTS[sort], reverse=descending)
             shown = lines[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
             log_view(self.case, "web: incident list",
@@ -232,9 +245,10 @@ class WebApp:
         start = _int(request.query_params.get("start"), -1)
         end = _int(request.query_params.get("end"), -1)
 
-        def work() -> tuple[Item, str]:
+        def work() -> tuple[Item, str, list[str]]:
             with self.case.session() as session:
                 item = session.get(Item, item_id)
+                names = sorted({o.name for o in item.origins}) if item else []
             if item is None:
                 raise NotFound(f"no item {item_id} in this case")
             found = text_of(self.case, item)
@@ -244,13 +258,14 @@ class WebApp:
             refs = [item_ref(item)] + ([item_ref(text_item)] if text_item.id != item.id else [])
             log_view(self.case, "web: item text", refs,
                      {"span": [start, end]} if 0 <= start < end else None)
-            return item, text
+            return item, text, names
 
-        item, text = await self.run(work, actor=user.user)
+        item, text, names = await self.run(work, actor=user.user)
         span = (start, end) if 0 <= start < end <= len(text) else None
         parts = ([text[:span[0]], text[span[0]:span[1]], text[span[1]:]] if span
                  else [text, "", ""])
-        return self.page("text.html", user=user, item=item, parts=parts, span=span)
+        return self.page("text.html", user=user, item=item, names=names, parts=parts,
+                         span=span)
 
     async def custody(self, request: Request, user: SignedIn) -> Response:
         def work() -> list[dict[str, Any]]:

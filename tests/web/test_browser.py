@@ -1,0 +1,136 @@
+"""The web interface in a real browser (Debian's Chromium, driven by Playwright): sign in,
+the list, an incident, its cited words in the original text, the custody log naming the user;
+a viewer refused the log; ingested markup that never runs. Screenshots of the main pages go
+to build/screenshots/ (docs/images/ holds two of them)."""
+
+from __future__ import annotations
+
+import socket
+import threading
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+import uvicorn
+from sqlalchemy import select
+
+from casebuilder.preservation.case import open_case
+from casebuilder.store.schema import Origin
+from casebuilder.web.app import make_app
+from web.conftest import HOSTILE_NAME, PASSWORD
+
+CHROMIUM = Path("/usr/bin/chromium")
+SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
+pytestmark = pytest.mark.skipif(not CHROMIUM.exists(), reason="needs Debian's chromium")
+
+
+@pytest.fixture(scope="module")
+def server(web_home: Path) -> Iterator[str]:
+    case = open_case(web_home, environ={})
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    config = uvicorn.Config(make_app(case), host="127.0.0.1", port=port, log_level="warning")
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    for _ in range(100):
+        if running.started:
+            break
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        running.should_exit = True
+        thread.join(10)
+        case.close()
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        launched = p.chromium.launch(
+            executable_path=str(CHROMIUM), headless=True,
+            args=["--no-sandbox", "--disable-gpu", "--disable-background-networking",
+                  "--disable-component-update", "--disable-sync", "--no-first-run"])
+        try:
+            yield launched
+        finally:
+            launched.close()
+
+
+def signed_in_page(browser, server, user):  # type: ignore[no-untyped-def]
+    page = browser.new_page(viewport={"width": 1280, "height": 900})
+    dialogs: list[str] = []
+    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page.goto(f"{server}/incidents")
+    assert page.url.endswith("/login")
+    page.fill("input[name=name]", user)
+    page.fill("input[name=password]", PASSWORD)
+    page.click("button[type=submit]")
+    page.wait_for_url(f"{server}/incidents")
+    return page, dialogs
+
+
+def shot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+    SHOTS.mkdir(parents=True, exist_ok=True)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
+
+
+def test_an_analyst_reads_an_incident_and_the_log_names_them(browser, server):
+    page, dialogs = signed_in_page(browser, server, "analyst")
+    rows = page.locator("table.list tbody tr")
+    assert rows.count() >= 5
+    shot(page, "incidents")
+    page.fill("input[name=place]", "Kramatorsk")
+    page.click("form.filters button[type=submit]")
+    page.wait_for_load_state()
+    assert "Kramatorsk" in page.locator("table.list tbody").inner_text()
+    page.locator("table.list tbody a").first.click()
+    page.wait_for_load_state()
+    assert page.locator("h2", has_text="Sources and their words").count() == 1
+    shot(page, "incident")
+    quote = page.locator("ol.sources blockquote a").first
+    words = quote.inner_text().strip("“”")
+    quote.click()
+    page.wait_for_load_state()
+    assert page.locator("mark#span").inner_text() == words
+    shot(page, "item-text")
+    page.click("nav >> text=Custody log")
+    page.wait_for_load_state()
+    log = page.locator("table.custody tbody").inner_text()
+    assert "analyst\tlogin" in log and "web: incident" in log and "web: item text" in log
+    shot(page, "custody-log")
+    assert dialogs == []
+
+
+def test_a_viewer_sees_incidents_but_not_the_custody_log(browser, server):
+    page, _ = signed_in_page(browser, server, "viewer")
+    assert page.locator("nav >> text=Custody log").count() == 0
+    answer = page.goto(f"{server}/custody")
+    assert answer is not None and answer.status == 403
+
+
+def test_ingested_markup_never_runs_in_the_browser(browser, server, web_home):
+    case = open_case(web_home, environ={})
+    try:
+        with case.session() as session:
+            item = session.scalars(select(Origin).where(Origin.name == HOSTILE_NAME)).one()
+    finally:
+        case.close()
+    page, dialogs = signed_in_page(browser, server, "legal")
+    page.goto(f"{server}/items/{item.item_id}/text?start=0&end=8")
+    page.wait_for_timeout(300)
+    page.hover("pre.text")
+    assert dialogs == []
+    assert page.locator("script, svg, img").count() == 0
+    assert "<script>alert('text')</script>" in page.locator("pre.text").inner_text()
+
+
+def test_screenshots_are_kept_where_the_docs_expect_them():
+    docs = Path(__file__).resolve().parents[2] / "docs" / "images"
+    for name in ("web-incidents.png", "web-incident.png"):
+        assert (docs / name).is_file(), name
