@@ -8,7 +8,6 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from casebuilder.cli.main import CliState, cli, opened_case
-from casebuilder.errors import CasebuilderError
 from casebuilder.model.terms import CATEGORY_ORDER as CATEGORIES
 from casebuilder.model.terms import GRADES
 
@@ -285,39 +284,16 @@ def incident_show(state: CliState, incident_id: str, as_json: bool) -> None:
 def _decide(
     state: CliState, action: str, incident_id: str, payload: dict[str, Any], reason: str
 ) -> None:
-    from casebuilder.resolution.decisions import record_decision
-    from casebuilder.resolution.incidents import build_incidents, find_incident
+    from casebuilder.resolution.review import change_incident
+    from casebuilder.resolution.stored import stored_incident
 
     with opened_case(state, create=False) as case:
-        incidents = build_incidents(case)
-        incident = find_incident(incidents, incident_id)
-        payload = dict(payload, anchor_keys=[m.key for m in incident.mentions])
-        if action == "merge":
-            others = [find_incident(incidents, other) for other in payload.pop("others")]
-            keys = [m.key for i in [incident, *others] for m in i.mentions]
-            payload["keys"] = keys
-            payload["merged"] = [i.id for i in others]
+        decision = change_incident(case, action, incident_id, payload, reason)
+        click.echo(f"{action} recorded for {decision.incident_id} as decision {decision.id} "
+                   "(logged in the custody log).")
         if action == "split":
-            wanted = set(payload.pop("documents"))
-            moved = [
-                m.key
-                for m in incident.mentions
-                if m.document.name in wanted or m.key in wanted or str(m.document.item_id) in wanted
-            ]
-            if not moved or len(moved) == len(incident.mentions):
-                raise CasebuilderError("split needs some, not all, of the incident's documents")
-            payload["moved"] = moved
-            payload["remaining"] = [m.key for m in incident.mentions if m.key not in moved]
-            payload["anchor_keys"] = payload["remaining"]
-        decision = record_decision(case, action, incident.id, payload, reason)
-        click.echo(f"{action} recorded for {incident.id} as decision {decision.id} (logged in "
-                   "the custody log).")
-        if action == "split":
-            after = build_incidents(case)
-            moved_keys = set(payload["moved"])
-            new = next((i for i in after if moved_keys & {m.key for m in i.mentions}), None)
-            if new is not None:
-                click.echo(f"The documents moved out are now incident {new.id}.")
+            moved = stored_incident(case, decision.payload["moved"][0])
+            click.echo(f"The documents moved out are now incident {moved.id}.")
 
 
 @incident_group.command("merge")

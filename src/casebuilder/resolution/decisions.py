@@ -1,4 +1,5 @@
-"""Analysts' decisions on incidents: merge, split, edit and grade, each with a reason.
+"""Analysts' decisions on incidents: merge, split, edit and grade, each with a reason (and
+the review workflow's moves, assignments and comments: resolution.review).
 
 A decision is stored with the mention keys it concerns (keys survive re-extraction), with what
 each of those mentions stood for (document, place, kind, date: see
@@ -25,7 +26,9 @@ from casebuilder.model.terms import GRADES
 from casebuilder.preservation.case import Case
 from casebuilder.store.schema import AnalystDecision
 
-ACTIONS = ("merge", "split", "edit", "grade", "undo", "assess")  # assess: analysis/elements
+#: assess: analysis/elements; review, assign, comment: the review workflow (resolution.review),
+#: which changes nothing an incident holds, only where it stands and who works on it.
+ACTIONS = ("merge", "split", "edit", "grade", "undo", "assess", "review", "assign", "comment")
 EDITABLE = ("place", "date", "categories", "killed_best", "injured_best", "note")
 
 
@@ -58,6 +61,9 @@ def record_decision(case: Case, action: str, incident_id: str, payload: dict[str
         check_merge(incident_id, payload)
     if action == "undo":
         check_undo(case, payload.get("undoes"))
+    if action == "review" and not (isinstance(payload.get("move"), str)
+                                   and isinstance(payload.get("to"), str)):
+        raise DecisionError("a review decision names its move and the status it moves to")
     from casebuilder.resolution.anchoring import describe, referenced_keys
 
     # What each mention stood for (document, place, kind, date), so the decision can be

@@ -14,6 +14,7 @@ from typing import Any
 from casebuilder.resolution import assessment, summary
 from casebuilder.resolution.profiles import SourceProfiles, load_profiles
 from casebuilder.resolution.summary import Incident
+from casebuilder.resolution.workflow import review_of
 
 
 def incident_properties(incident: Incident, profiles: SourceProfiles | None = None
@@ -127,7 +128,10 @@ LINE_FIELDS = ("id", "date_start", "date_end", "date_earliest", "place", "admin1
 
 
 def listing_line(record: dict[str, Any]) -> dict[str, Any]:
-    """A record's fields a list shows, with how many documents it rests on."""
+    """A record's fields a list shows, with how many documents it rests on, and where it
+    stands in its review and with whom."""
     line = {name: record.get(name) for name in LINE_FIELDS}
     line["document_count"] = len(record.get("documents") or [])
+    review = review_of(record.get("analyst_decisions") or [])
+    line["status"], line["assigned"] = review.status, review.assigned
     return line

@@ -17,6 +17,7 @@ from datetime import date
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
+from urllib.parse import quote
 
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from sqlalchemy import select
@@ -28,12 +29,16 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from casebuilder.errors import CasebuilderError, NotFound
+from casebuilder.model.terms import GRADES
 from casebuilder.preservation import accounts
 from casebuilder.preservation.accounts import SignedIn
 from casebuilder.preservation.case import Case
 from casebuilder.preservation.items import item_ref
 from casebuilder.preservation.reads import log_view, text_of
+from casebuilder.resolution import review
+from casebuilder.resolution.decisions import DecisionError
 from casebuilder.resolution.stored import ListFilter, listed, stored_record
+from casebuilder.resolution.workflow import moves_open, review_of, shipped_workflow
 from casebuilder.store.schema import CustodyEvent, Item
 from casebuilder.web.guard import (
     LOGIN_COOKIE,
@@ -47,11 +52,13 @@ from casebuilder.web.guard import (
 
 T = TypeVar("T")
 PAGE_SIZE = 200
+STATUS_ORDER = {status: n for n, status in enumerate(shipped_workflow().statuses)}
 SORTS = {
     "date": lambda line: (line.get("date_start") or line.get("date_earliest") or ""),
     "place": lambda line: (line.get("place") or "").lower(),
     "killed": lambda line: line.get("killed_max") or -1,
     "grade": lambda line: line.get("grade") or "",
+    "status": lambda line: STATUS_ORDER.get(line.get("status") or "", -1),
 }
 
 
@@ -142,6 +149,17 @@ class WebApp:
                   methods=["GET"], name="incidents"),
             Route("/incidents/{incident_id}", g("incident", "view_incidents", self.incident),
                   methods=["GET"], name="incident"),
+            Route("/incidents/{incident_id}/move", g("move", "move_incidents", self.move),
+                  methods=["POST"], name="move"),
+            Route("/incidents/{incident_id}/change",
+                  g("change", "change_incidents", self.change), methods=["POST"],
+                  name="change"),
+            Route("/incidents/{incident_id}/assign",
+                  g("assign", "assign_incidents", self.assign), methods=["POST"],
+                  name="assign"),
+            Route("/incidents/{incident_id}/comment",
+                  g("comment", "comment_incidents", self.comment), methods=["POST"],
+                  name="comment"),
             Route("/items/{item_id:int}/text", g("item_text", "view_evidence", self.item_text),
                   methods=["GET"], name="item_text"),
             Route("/custody", g("custody", "view_custody", self.custody), methods=["GET"],
@@ -202,6 +220,8 @@ class WebApp:
                             category=query.get("category") or None,
                             grade=query.get("grade") or None)
         words = (query.get("q") or "").strip().lower()
+        status = query.get("status") or None
+        assigned = (query.get("assigned") or "").strip().lower()
         sort = query.get("sort") or "date"
         if sort not in SORTS:
             sort = "date"
@@ -212,6 +232,10 @@ class WebApp:
             lines, total = listed(self.case, chosen)
             if words:
                 lines = [ln for ln in lines if words in _words_of(ln)]
+            if status:
+                lines = [ln for ln in lines if ln.get("status") == status]
+            if assigned:
+                lines = [ln for ln in lines if (ln.get("assigned") or "").lower() == assigned]
             lines.sort(key=SORTS[sort], reverse=descending)
             shown = lines[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
             log_view(self.case, "web: incident list",
@@ -222,7 +246,8 @@ class WebApp:
         shown, matching, total = await self.run(work, actor=user.user)
         return self.page("incidents.html", user=user, lines=shown, matching=matching,
                          total=total, query=query, sort=sort, descending=descending, page=page,
-                         pages=max(1, math.ceil(matching / PAGE_SIZE)))
+                         pages=max(1, math.ceil(matching / PAGE_SIZE)), grades=GRADES,
+                         statuses=shipped_workflow().statuses)
 
     async def incident(self, request: Request, user: SignedIn) -> Response:
         incident_id = request.path_params["incident_id"]
@@ -238,7 +263,52 @@ class WebApp:
             return record
 
         record = await self.run(work, actor=user.user)
-        return self.page("incident.html", user=user, r=record)
+        standing = review_of(record.get("analyst_decisions") or [])
+        return self.page("incident.html", user=user, r=record, review=standing,
+                         moves=moves_open(standing, user.role, user.user),
+                         statuses=shipped_workflow().statuses, grades=GRADES,
+                         can=lambda permission: permitted(user.role, permission),
+                         done=request.query_params.get("done"))
+
+    # -- decisions: each a POST with a reason, then back to the incident's page ---------------
+
+    async def move(self, request: Request, user: SignedIn) -> Response:
+        form = await request.form()
+        decision = await self.run(lambda: review.move_incident(
+            self.case, request.path_params["incident_id"], _field(form, "move"),
+            _field(form, "reason"), role=user.role), actor=user.user)
+        return _back_to(decision.incident_id, f"{decision.payload['move']}")
+
+    async def change(self, request: Request, user: SignedIn) -> Response:
+        form = await request.form()
+        action = _field(form, "action")
+        payload: dict[str, Any]
+        if action == "merge":
+            payload = {"others": _field(form, "others").replace(",", " ").split()}
+        elif action == "split":
+            payload = {"documents": [str(v) for v in form.getlist("documents")]}
+        elif action == "grade":
+            payload = {"grade": _field(form, "grade")}
+        else:
+            raise DecisionError(f"the web interface cannot {action!r} an incident")
+        decision = await self.run(lambda: review.change_incident(
+            self.case, action, request.path_params["incident_id"], payload,
+            _field(form, "reason")), actor=user.user)
+        return _back_to(decision.incident_id, action)
+
+    async def assign(self, request: Request, user: SignedIn) -> Response:
+        form = await request.form()
+        decision = await self.run(lambda: review.assign_incident(
+            self.case, request.path_params["incident_id"], _field(form, "assignee").strip(),
+            _field(form, "reason")), actor=user.user)
+        return _back_to(decision.incident_id, "assign")
+
+    async def comment(self, request: Request, user: SignedIn) -> Response:
+        form = await request.form()
+        decision = await self.run(lambda: review.comment_on(
+            self.case, request.path_params["incident_id"], _field(form, "text")),
+            actor=user.user)
+        return _back_to(decision.incident_id, "comment")
 
     async def item_text(self, request: Request, user: SignedIn) -> Response:
         item_id = int(request.path_params["item_id"])
@@ -302,6 +372,16 @@ def _set_cookie(response: Response, name: str, value: str, *, max_age: int) -> N
                         samesite="strict")
 
 
+def _field(form: Any, name: str) -> str:
+    value = form.get(name)
+    return value if isinstance(value, str) else ""
+
+
+def _back_to(incident_id: str, done: str) -> Response:
+    return RedirectResponse(f"/incidents/{quote(incident_id, safe='')}?done={quote(done)}",
+                            status_code=303)
+
+
 def _day(text: str | None) -> date | None:
     try:
         return date.fromisoformat(text) if text else None
@@ -318,4 +398,5 @@ def _int(text: str | None, default: int) -> int:
 
 def _filters(query: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in query.items() if v and k in
-            {"place", "since", "until", "category", "grade", "q", "sort", "order", "page"}}
+            {"place", "since", "until", "category", "grade", "status", "assigned", "q", "sort",
+             "order", "page"}}

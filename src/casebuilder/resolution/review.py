@@ -1,0 +1,85 @@
+"""What people decide about stored incidents: merge, split, edit, grade, and the moves of the
+review workflow (resolution.workflow, review.toml), assignments and comments.
+
+Place in the flow: above the stored incidents (resolution.stored), below the front ends; the
+command line and the web interface both come here. Every one of these is an analyst decision
+(resolution.decisions): a reason is required, the custody log records it, and it names the
+incident's mentions by their keys, so it follows them through later merging.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from casebuilder.preservation.case import Case
+from casebuilder.resolution.decisions import Decision, DecisionError, record_decision
+from casebuilder.resolution.stored import stored_incident, stored_record
+from casebuilder.resolution.workflow import CHANGES, refusal, review_of, shipped_workflow
+
+
+def move_incident(case: Case, incident_id: str, move_name: str, reason: str, *,
+                  role: str | None) -> Decision:
+    """Make one move of the workflow, as ``case.actor``. ``role`` is the person's web role
+    (None on the command line, where whoever holds the case home acts for it; the four-eyes
+    rule holds there too)."""
+    workflow = shipped_workflow()
+    move = workflow.moves.get(move_name)
+    if move is None:
+        raise DecisionError(f"no move {move_name!r}; the moves are {', '.join(workflow.moves)}")
+    record = stored_record(case, _current_id(case, incident_id))
+    review = review_of(record.get("analyst_decisions") or [], workflow)
+    refused = refusal(move, review, role, case.actor)
+    if refused is not None:
+        raise DecisionError(refused)
+    return _decide(case, "review", record["id"],
+                   {"move": move.name, "from": review.status, "to": move.to}, reason)
+
+
+def assign_incident(case: Case, incident_id: str, assignee: str | None, reason: str
+                    ) -> Decision:
+    """Give an incident to one person (or to nobody) to work on."""
+    return _decide(case, "assign", _current_id(case, incident_id),
+                   {"assignee": assignee or None}, reason)
+
+
+def comment_on(case: Case, incident_id: str, text: str) -> Decision:
+    """A note on an incident for the team; the text is the decision's reason."""
+    return _decide(case, "comment", _current_id(case, incident_id), {}, text)
+
+
+def change_incident(case: Case, action: str, incident_id: str, payload: dict[str, Any],
+                    reason: str) -> Decision:
+    """Merge (payload ``others``: incident ids), split (``documents``: file names, item ids or
+    mention keys to move out), edit (``field``, ``value``) or grade (``grade``) an incident."""
+    if action not in CHANGES:
+        raise DecisionError(f"{action!r} is not a change of an incident")
+    incident = stored_incident(case, incident_id)
+    payload = dict(payload)
+    if action == "merge":
+        others = [stored_incident(case, other) for other in payload.pop("others", [])]
+        payload["keys"] = [m.key for i in [incident, *others] for m in i.mentions]
+        payload["merged"] = [i.id for i in others]
+    if action == "split":
+        wanted = {str(d) for d in payload.pop("documents", [])}
+        moved = [m.key for m in incident.mentions if m.document.name in wanted
+                 or m.key in wanted or str(m.document.item_id) in wanted]
+        if not moved or len(moved) == len(incident.mentions):
+            raise DecisionError("split needs some, not all, of the incident's documents")
+        payload["moved"] = moved
+        payload["remaining"] = [m.key for m in incident.mentions if m.key not in moved]
+        payload["anchor_keys"] = payload["remaining"]
+    return _decide(case, action, incident.id, payload, reason, incident_keys=[
+        m.key for m in incident.mentions])
+
+
+def _current_id(case: Case, incident_id: str) -> str:
+    return stored_incident(case, incident_id).id
+
+
+def _decide(case: Case, action: str, incident_id: str, payload: dict[str, Any], reason: str,
+            incident_keys: list[str] | None = None) -> Decision:
+    # The mentions the decision was made on: it follows the majority of them after merging.
+    keys = incident_keys if incident_keys is not None else [
+        m.key for m in stored_incident(case, incident_id).mentions]
+    payload = {"anchor_keys": keys, **payload}
+    return record_decision(case, action, incident_id, payload, reason)
