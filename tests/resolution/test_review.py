@@ -157,6 +157,13 @@ def test_moves_are_decisions_in_the_custody_log_and_follow_a_merge(dev_case_copy
         # a later edit sends it back into review
         change_incident(case, "grade", first, {"grade": "weak"}, "one source only")
         assert review_of(stored_record(case, first)["analyst_decisions"]).status == "in_review"
+        # the stored state updated step by step is what a merge from scratch gives
+        from casebuilder.resolution.incidents import build_incidents
+        from casebuilder.resolution.listing import incident_properties
+
+        fresh = next(i for i in build_incidents(case) if i.id == first)
+        assert review_of(incident_properties(fresh)["analyst_decisions"]).as_json() == \
+            review_of(stored_record(case, first)["analyst_decisions"]).as_json()
     finally:
         case.close()
     from casebuilder.store.schema import AnalystDecision, CustodyEvent

@@ -134,3 +134,46 @@ def test_screenshots_are_kept_where_the_docs_expect_them():
     docs = Path(__file__).resolve().parents[2] / "docs" / "images"
     for name in ("web-incidents.png", "web-incident.png"):
         assert (docs / name).is_file(), name
+
+
+def _decide(page, form: str, reason: str) -> None:  # type: ignore[no-untyped-def]
+    """Fill a decision form's reason, send it, and wait for the incident page it returns to."""
+    page.locator(form).locator("input[name=reason]").fill(reason)
+    page.locator(form).locator("button[type=submit]").click()
+    page.wait_for_selector("p.done")
+
+
+def test_review_merge_and_a_second_persons_approval_are_both_in_the_custody_log(browser,
+                                                                                 server):
+    # last in this module: it changes the case the module's server holds
+    page, dialogs = signed_in_page(browser, server, "analyst")
+    links = page.locator("table.list tbody td:nth-child(2) a")
+    first, second = (links.nth(n).get_attribute("href").rsplit("/", 1)[1] for n in (0, 1))
+    page.goto(f"{server}/incidents/{first}")
+    assert page.locator("section.review .status").inner_text().lower() == "new"
+    _decide(page, "form:has(input[value=start_review])", "taking this one")
+    page.click("section.review details summary")
+    page.fill("form:has(input[value=merge]) input[name=others]", second)
+    _decide(page, "form:has(input[value=merge])", "same strike reported twice")
+    assert "merge of " + second in page.locator("table.history").inner_text()
+    _decide(page, "form:has(input[value=mark_reviewed])", "sources and place checked")
+    assert page.locator("section.review .status").inner_text().lower() == "reviewed"
+    assert page.locator("button[value=approve]").count() == 0  # an analyst cannot approve
+    shot(page, "incident-reviewed")
+
+    second_pair, more = signed_in_page(browser, server, "reviewer")
+    second_pair.goto(f"{server}/incidents/{first}")
+    _decide(second_pair, "form:has(input[value=approve])", "agree with the merge")
+    assert second_pair.locator("section.review .status").inner_text().lower() == "legal review"
+    second_pair.goto(f"{server}/incidents/{second}")  # merged away: its old link leads on
+    assert second_pair.url.endswith(f"/incidents/{first}?merged_from={second}")
+    assert second in second_pair.locator("p.done").inner_text()
+    second_pair.click("nav >> text=Custody log")
+    second_pair.wait_for_load_state()
+    rows = second_pair.locator("table.custody tbody tr")
+    log = [rows.nth(n).inner_text() for n in range(min(rows.count(), 40))]
+    assert any("\tanalyst\tannotate\t" in r and "decision: merge" in r for r in log)
+    assert any("\treviewer\tannotate\t" in r and "move: approve" in r
+               and "agree with the merge" in r for r in log)
+    shot(second_pair, "custody-log-review")
+    assert dialogs == [] and more == []

@@ -11,8 +11,14 @@ from __future__ import annotations
 
 from typing import Any
 
+from casebuilder.errors import NotFound
 from casebuilder.preservation.case import Case
-from casebuilder.resolution.decisions import Decision, DecisionError, record_decision
+from casebuilder.resolution.decisions import (
+    Decision,
+    DecisionError,
+    load_decisions,
+    record_decision,
+)
 from casebuilder.resolution.stored import stored_incident, stored_record
 from casebuilder.resolution.workflow import CHANGES, refusal, review_of, shipped_workflow
 
@@ -70,6 +76,19 @@ def change_incident(case: Case, action: str, incident_id: str, payload: dict[str
         payload["anchor_keys"] = payload["remaining"]
     return _decide(case, action, incident.id, payload, reason, incident_keys=[
         m.key for m in incident.mentions])
+
+
+def merged_into(case: Case, incident_id: str) -> str | None:
+    """The incident that now holds an incident merged away (by a merge in force), so that a
+    link or a note naming the old id still leads somewhere; None when no merge names it."""
+    for d in reversed(load_decisions(case)):
+        if d.action == "merge" and incident_id in (d.payload.get("merged") or []):
+            keys = d.payload.get("keys") or []
+            try:
+                return stored_incident(case, str(keys[0])).id if keys else None
+            except NotFound:  # its mentions are gone since (re-extraction)
+                return None
+    return None
 
 
 def _current_id(case: Case, incident_id: str) -> str:

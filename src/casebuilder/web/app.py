@@ -262,13 +262,21 @@ class WebApp:
                      {"incident": incident_id})
             return record
 
-        record = await self.run(work, actor=user.user)
+        try:
+            record = await self.run(work, actor=user.user)
+        except NotFound:
+            holder = await self.run(lambda: review.merged_into(self.case, incident_id))
+            if holder is None:
+                raise
+            return RedirectResponse(f"/incidents/{quote(holder, safe='')}?merged_from="
+                                    f"{quote(incident_id, safe='')}", status_code=303)
         standing = review_of(record.get("analyst_decisions") or [])
         return self.page("incident.html", user=user, r=record, review=standing,
                          moves=moves_open(standing, user.role, user.user),
                          statuses=shipped_workflow().statuses, grades=GRADES,
                          can=lambda permission: permitted(user.role, permission),
-                         done=request.query_params.get("done"))
+                         done=request.query_params.get("done"),
+                         merged_from=request.query_params.get("merged_from"))
 
     # -- decisions: each a POST with a reason, then back to the incident's page ---------------
 
