@@ -4,12 +4,12 @@ access.toml (data an administrator can read) and checked on load. The web front 
 
 from __future__ import annotations
 
-import tomllib
 from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 
 from casebuilder.errors import ConfigurationError
+from casebuilder.model.described import described, toml_of
 
 
 @dataclass(frozen=True)
@@ -21,22 +21,14 @@ class Access:
 
 def parse_access(text: str, origin: str) -> Access:
     """The roles and permissions of an access.toml text; every problem is named."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigurationError(f"{origin}: not valid TOML: {exc}") from exc
-    roles: dict[str, str] = {}
-    for name, body in (data.get("roles") or {}).items():
-        if not isinstance(body, dict) or not str(body.get("description", "")).strip():
-            raise ConfigurationError(f"{origin}: role {name!r} has no description")
-        roles[name] = str(body["description"])
+    data = toml_of(text, origin)
+    roles = {name: str(body["description"])
+             for name, body in described(data, "roles", "role", origin).items()}
     if not roles:
         raise ConfigurationError(f"{origin}: no [roles.NAME] table")
     permissions: dict[str, frozenset[str]] = {}
     descriptions: dict[str, str] = {}
-    for name, body in (data.get("permissions") or {}).items():
-        if not isinstance(body, dict) or not str(body.get("description", "")).strip():
-            raise ConfigurationError(f"{origin}: permission {name!r} has no description")
+    for name, body in described(data, "permissions", "permission", origin).items():
         held = body.get("roles")
         if not isinstance(held, list) or not held:
             raise ConfigurationError(f"{origin}: permission {name!r} names no roles")

@@ -8,7 +8,6 @@ decisions of both incidents and an undo of a move takes its status back.
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from functools import cache
@@ -16,6 +15,7 @@ from importlib import resources
 from typing import Any
 
 from casebuilder.errors import ConfigurationError
+from casebuilder.model.described import described, toml_of
 from casebuilder.preservation.access import allowed, shipped_access
 
 #: Decisions that change what an incident is (as opposed to where it is in its review).
@@ -43,15 +43,9 @@ class Workflow:
 
 def parse_workflow(text: str, origin: str, permissions: Sequence[str]) -> Workflow:
     """A review.toml text as a workflow; every problem is named, with its move or status."""
-    try:
-        data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as exc:
-        raise ConfigurationError(f"{origin}: not valid TOML: {exc}") from exc
-    statuses = {}
-    for name, body in (data.get("statuses") or {}).items():
-        if not isinstance(body, dict) or not str(body.get("description", "")).strip():
-            raise ConfigurationError(f"{origin}: status {name!r} has no description")
-        statuses[name] = str(body["description"])
+    data = toml_of(text, origin)
+    statuses = {name: str(body["description"])
+                for name, body in described(data, "statuses", "status", origin).items()}
 
     def status(value: Any, where: str) -> str:
         if value not in statuses:
@@ -59,9 +53,7 @@ def parse_workflow(text: str, origin: str, permissions: Sequence[str]) -> Workfl
         return str(value)
 
     moves = {}
-    for name, body in (data.get("moves") or {}).items():
-        if not isinstance(body, dict) or not str(body.get("description", "")).strip():
-            raise ConfigurationError(f"{origin}: move {name!r} has no description")
+    for name, body in described(data, "moves", "move", origin).items():
         sources = body.get("from")
         if not isinstance(sources, list) or not sources:
             raise ConfigurationError(f"{origin}: move {name!r} leaves no status ('from')")
