@@ -20,6 +20,7 @@ from casebuilder.resolution.decisions import (
     record_decision,
 )
 from casebuilder.resolution.stored import stored_incident, stored_record
+from casebuilder.resolution.summary import Incident
 from casebuilder.resolution.workflow import CHANGES, refusal, review_of, shipped_workflow
 
 
@@ -32,25 +33,26 @@ def move_incident(case: Case, incident_id: str, move_name: str, reason: str, *,
     move = workflow.moves.get(move_name)
     if move is None:
         raise DecisionError(f"no move {move_name!r}; the moves are {', '.join(workflow.moves)}")
-    record = stored_record(case, _current_id(case, incident_id))
+    incident = stored_incident(case, incident_id)
+    record = stored_record(case, incident.id)
     review = review_of(record.get("analyst_decisions") or [], workflow)
     refused = refusal(move, review, role, case.actor)
     if refused is not None:
         raise DecisionError(refused)
-    return _decide(case, "review", record["id"],
+    return _decide(case, "review", incident,
                    {"move": move.name, "from": review.status, "to": move.to}, reason)
 
 
 def assign_incident(case: Case, incident_id: str, assignee: str | None, reason: str
                     ) -> Decision:
     """Give an incident to one person (or to nobody) to work on."""
-    return _decide(case, "assign", _current_id(case, incident_id),
+    return _decide(case, "assign", stored_incident(case, incident_id),
                    {"assignee": assignee or None}, reason)
 
 
 def comment_on(case: Case, incident_id: str, text: str) -> Decision:
     """A note on an incident for the team; the text is the decision's reason."""
-    return _decide(case, "comment", _current_id(case, incident_id), {}, text)
+    return _decide(case, "comment", stored_incident(case, incident_id), {}, text)
 
 
 def change_incident(case: Case, action: str, incident_id: str, payload: dict[str, Any],
@@ -74,8 +76,7 @@ def change_incident(case: Case, action: str, incident_id: str, payload: dict[str
         payload["moved"] = moved
         payload["remaining"] = [m.key for m in incident.mentions if m.key not in moved]
         payload["anchor_keys"] = payload["remaining"]
-    return _decide(case, action, incident.id, payload, reason, incident_keys=[
-        m.key for m in incident.mentions])
+    return _decide(case, action, incident, payload, reason)
 
 
 def merged_into(case: Case, incident_id: str) -> str | None:
@@ -91,14 +92,8 @@ def merged_into(case: Case, incident_id: str) -> str | None:
     return None
 
 
-def _current_id(case: Case, incident_id: str) -> str:
-    return stored_incident(case, incident_id).id
-
-
-def _decide(case: Case, action: str, incident_id: str, payload: dict[str, Any], reason: str,
-            incident_keys: list[str] | None = None) -> Decision:
+def _decide(case: Case, action: str, incident: Incident, payload: dict[str, Any],
+            reason: str) -> Decision:
     # The mentions the decision was made on: it follows the majority of them after merging.
-    keys = incident_keys if incident_keys is not None else [
-        m.key for m in stored_incident(case, incident_id).mentions]
-    payload = {"anchor_keys": keys, **payload}
-    return record_decision(case, action, incident_id, payload, reason)
+    payload = {"anchor_keys": [m.key for m in incident.mentions], **payload}
+    return record_decision(case, action, incident.id, payload, reason)
