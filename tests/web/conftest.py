@@ -1,5 +1,5 @@
 """A case for the web tests: the development reports (copied from the run's one ingested
-case), one hostile text, and an account for every role."""
+case), one hostile text, two restricted witness statements, and an account for every role."""
 
 from __future__ import annotations
 
@@ -23,20 +23,48 @@ HOSTILE_NAME = "<img src=x onerror=alert(1)>.txt"
 HOSTILE_TEXT = ("Shelling of <script>alert('text')</script> the town on 3 March 2022 killed two "
                 "civilians, police said. <svg onload=alert(2)><script>alert(3)</script></svg> "
                 "<a href=\"javascript:alert(4)\">link</a> <b onmouseover=alert(5)>bold</b>\n")
+#: Two witness statements, restricted in the case: one about the Kramatorsk station strike
+#: the development reports describe (so that incident rests partly on it), one the only report
+#: of its attack. Each holds words no other document has, which no viewer may ever see.
+STATEMENTS = {
+    "witness-statement-W17.txt": (
+        "Statement of witness W17, taken on 9 April 2022. The witness, Hanna Zirkovska-Mell, "
+        "said a missile struck the railway station in Kramatorsk on 8 April 2022 and killed "
+        "63 civilians waiting for the evacuation trains.\n"),
+    "witness-statement-W18.txt": (
+        "Statement of witness W18, taken on 6 March 2022. The witness, Petro Zalizniak-Mell, "
+        "said shelling of Irpin on 5 March 2022 killed three civilians near the bridge.\n"),
+}
+#: Words of the statements that nothing else in the case holds.
+RESTRICTED_WORDS = ("Zirkovska", "Zalizniak", "witness-statement-W1", "Statement of witness")
 
 
 @pytest.fixture(scope="module")
-def web_home(dev_case_home: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def web_home(dev_case_home: Path, tmp_path_factory: pytest.TempPathFactory,
+             extraction_tools: object) -> Path:
+    from casebuilder.extraction.run import extract_items
     from casebuilder.intake.ingest import ingest
+    from casebuilder.preservation.restriction import restrict_item
+    from casebuilder.store.schema import Origin
 
     home = tmp_path_factory.mktemp("web") / "home"
     shutil.copytree(dev_case_home, home)
     hostile = home.parent / "incoming"
     hostile.mkdir()
     (hostile / HOSTILE_NAME).write_text(HOSTILE_TEXT, encoding="utf-8")
+    statements = home.parent / "statements"
+    statements.mkdir()
+    for name, text in STATEMENTS.items():
+        (statements / name).write_text(text, encoding="utf-8")
     case = open_case(home, environ={})
     try:
-        ingest(case, [hostile])
+        ingest(case, [hostile, statements])
+        extract_items(case, extraction_tools)  # type: ignore[arg-type]
+        with case.session() as session:
+            ids = {o.name: o.item_id for o in session.query(Origin)
+                   if o.name in STATEMENTS}
+        for name in STATEMENTS:
+            restrict_item(case, ids[name], "witness_statement", "protects the witness")
         for role in shipped_access().roles:
             add_user(case, role, role, PASSWORD)
     finally:

@@ -18,7 +18,7 @@ from sqlalchemy import select
 from casebuilder.preservation.case import open_case
 from casebuilder.store.schema import Origin
 from casebuilder.web.app import make_app
-from web.conftest import HOSTILE_NAME, PASSWORD
+from web.conftest import HOSTILE_NAME, PASSWORD, RESTRICTED_WORDS
 
 CHROMIUM = Path("/usr/bin/chromium")
 SHOTS = Path(__file__).resolve().parents[2] / "build" / "screenshots"
@@ -112,6 +112,33 @@ def test_a_viewer_sees_incidents_but_not_the_custody_log(browser, server):
     assert page.locator("nav >> text=Custody log").count() == 0
     answer = page.goto(f"{server}/custody")
     assert answer is not None and answer.status == 403
+
+
+def test_a_viewer_never_sees_a_restricted_item_anywhere(browser, server):
+    """Every page a viewer can reach by following links, and the searches that would find the
+    two restricted witness statements: none shows a word of them, their names or incidents."""
+    page, _ = signed_in_page(browser, server, "viewer")
+    seen = [page.content()]
+    links = page.eval_on_selector_all("table.list tbody a", "els => els.map(e => e.href)")
+    for incident in sorted(set(links)):
+        page.goto(incident)
+        seen.append(page.content())
+        texts = page.eval_on_selector_all("a[href*='/items/']", "els => els.map(e => e.href)")
+        for text in sorted(set(texts))[:3]:
+            page.goto(text)
+            seen.append(page.content())
+    for words in ("Zirkovska", "Zalizniak", "witness", "Irpin"):
+        page.goto(f"{server}/incidents")
+        page.fill("input[name=q]", words)
+        page.click("form.filters button[type=submit]")
+        page.wait_for_load_state()
+        seen.append(page.locator("table.list tbody").inner_text())
+        seen.append(page.locator("h1").inner_text())
+    shot(page, "viewer-search")
+    for content in seen:
+        for words in RESTRICTED_WORDS:
+            assert words not in content
+    assert any("0 of" in content for content in seen)
 
 
 def test_ingested_markup_never_runs_in_the_browser(browser, server, web_home):

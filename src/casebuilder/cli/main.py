@@ -113,13 +113,14 @@ from casebuilder.cli import (  # noqa: E402
     patterns,
     recovery,
     reports,
+    restriction,
     sealing,
     serving,
     texts,
 )
 
 del (bundles, datasets, demo, elements, extraction, incidents, keys, locker, patterns, recovery,
-     reports, sealing, serving, texts)
+     reports, restriction, sealing, serving, texts)
 
 
 def main(argv: list[str] | None = None) -> None:

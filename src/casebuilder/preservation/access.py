@@ -17,6 +17,9 @@ class Access:
     roles: dict[str, str]  # role -> description
     permissions: dict[str, frozenset[str]]  # permission -> roles holding it
     descriptions: dict[str, str]  # permission -> description
+    #: Kinds of restricted material (witness statements, identities...) -> description: what
+    #: an item may be restricted as (preservation/restriction.py).
+    restricted: dict[str, str]
 
 
 def parse_access(text: str, origin: str) -> Access:
@@ -38,7 +41,12 @@ def parse_access(text: str, origin: str) -> Access:
                                      f"{', '.join(unknown)}")
         permissions[name] = frozenset(str(r) for r in held)
         descriptions[name] = str(body["description"])
-    return Access(roles, permissions, descriptions)
+    restricted = {name: str(body["description"]) for name, body in
+                  described(data, "restricted", "kind of restricted material", origin).items()}
+    if restricted and "view_restricted" not in permissions:
+        raise ConfigurationError(f"{origin}: kinds of restricted material are listed but no "
+                                 "permission 'view_restricted' says who may see them")
+    return Access(roles, permissions, descriptions, restricted)
 
 
 @cache

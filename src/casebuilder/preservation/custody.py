@@ -60,6 +60,7 @@ ACTIONS = frozenset(
         "user",  # a user account was added, given another role or disabled (accounts.py)
         "login",  # someone signed in to the web interface, or failed to (accounts.py)
         "logout",  # a web session was closed
+        "restrict",  # an item was restricted to the cleared roles, or lifted (restriction.py)
     }
 )
 

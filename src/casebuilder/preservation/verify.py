@@ -84,6 +84,7 @@ from casebuilder.store.schema import (
     IncidentMention,
     IntakeFailure,
     Item,
+    ItemRestriction,
     LogState,
     Origin,
 )
@@ -186,6 +187,8 @@ class _Snapshot:
     #: rows of imported datasets (extraction/datasets/), checked against their run's entry
     dataset_rows: list[DatasetRow] = field(default_factory=list)
     lock_note: str | None = None
+    #: who restricted which item, or lifted it (restriction.py), each against its entry
+    restrictions: list[ItemRestriction] = field(default_factory=list)
     #: files recovery moved aside (name -> contents, or the error reading them)
     aside: dict[str, tuple[bytes | None, str | None]] = field(default_factory=dict)
     #: another command held the running lock when this was read (custody.RunningLock)
@@ -259,6 +262,7 @@ def _snapshot(case: Case) -> _Snapshot:
                 seal_error=seal_error,
                 extraction_failures=rows(ExtractionFailure, ExtractionFailure.id),
                 dataset_rows=rows(DatasetRow, DatasetRow.id),
+                restrictions=rows(ItemRestriction, ItemRestriction.id),
                 lock_note=lock_note,
                 aside=aside,
                 command_running=running,
@@ -1049,6 +1053,7 @@ def _check_records(
     _check_extraction(snap, entries, report)
     _check_decisions(snap.decisions, entries, report)
     _check_intake_failures(snap.intake_failures, entries, report)
+    _check_restrictions(snap.restrictions, entries, report)
     _check_extraction_failures(snap.extraction_failures, entries, report)
     _check_case_info(snap.info, entries, report)
     for item_id in sorted(set(mentions) - known_ids):
@@ -1610,6 +1615,43 @@ def _check_intake_failures(
         "intake_failures",
         report,
     )
+
+
+def _check_restrictions(
+    restrictions: list[ItemRestriction],
+    entries: dict[int, dict[str, Any]],
+    report: VerificationReport,
+) -> None:
+    # A restriction lifted in the database alone would show a witness's statement to everyone:
+    # each row must say what its entry says, and no entry may lose its row.
+    for row in restrictions:
+        subject = f"restriction {row.id} of item {row.item_id}"
+        seq = row.entry_seq
+        entry = entries.get(seq)
+        if entry is None or _action(entry) != "restrict":
+            report.fail(subject, f"names log entry {seq}, which records no restriction")
+            continue
+        details = _details(entry)
+        named = [i.get("id") for i in entry.get("items") or [] if isinstance(i, dict)]
+        for what, stored, recorded in (
+            ("item", [row.item_id], named),
+            ("restricted", row.restricted, details.get("restricted")),
+            ("kind", row.kind, details.get("kind")),
+            ("reason", row.reason, details.get("reason")),
+            ("actor", row.actor, entry.get("actor")),
+            ("time", row.at, entry.get("time")),
+        ):
+            _differs(report, subject, what, stored, recorded, seq)
+    _check_one_row_per_entry(
+        entries,
+        _group(restrictions, lambda r: r.entry_seq),
+        lambda e: _action(e) == "restrict",
+        "a restriction of an item",
+        "item_restrictions",
+        report,
+    )
+    if restrictions:
+        report.counts["restrictions"] = len(restrictions)
 
 
 def _check_extraction_failures(

@@ -113,6 +113,21 @@ class Derivation(Base):
     entry_seq: Mapped[int] = mapped_column(Integer)
 
 
+class ItemRestriction(Base):
+    """An item restricted to the roles cleared for it, or the restriction lifted: one row per
+    decision, never changed; the latest row of an item says where it stands now."""
+
+    __tablename__ = "item_restrictions"
+    id: Mapped[int] = mapped_column(Integer, primary_key=True, autoincrement=True)
+    item_id: Mapped[int] = mapped_column(ForeignKey("items.id"), index=True)
+    restricted: Mapped[bool] = mapped_column()
+    kind: Mapped[str | None] = mapped_column(String(60))  # access.toml [restricted.KIND]
+    reason: Mapped[str] = mapped_column(Text)
+    actor: Mapped[str] = mapped_column(String(200))
+    at: Mapped[str] = mapped_column(String(32))
+    entry_seq: Mapped[int] = mapped_column(Integer)
+
+
 class IntakeFailure(Base):
     """A path that could not be taken in at all (unreadable, vanished, too large)."""
 

@@ -35,9 +35,11 @@ from casebuilder.preservation.accounts import SignedIn
 from casebuilder.preservation.case import Case
 from casebuilder.preservation.items import item_ref
 from casebuilder.preservation.reads import log_view, text_of
+from casebuilder.preservation.restriction import withheld_items
 from casebuilder.resolution import review
-from casebuilder.resolution.decisions import DecisionError
-from casebuilder.resolution.stored import ListFilter, listed, stored_record
+from casebuilder.resolution.decisions import Decision, DecisionError
+from casebuilder.resolution.stored import ListFilter
+from casebuilder.resolution.withholding import seen_lines, seen_record
 from casebuilder.resolution.workflow import moves_open, review_of, shipped_workflow
 from casebuilder.store.schema import CustodyEvent, Item
 from casebuilder.web.guard import (
@@ -105,6 +107,24 @@ class WebApp:
                     self.case.actor = before
 
         return await run_in_threadpool(locked)
+
+    def withheld(self, user: SignedIn) -> frozenset[int]:
+        """The items this user must not see: none for a role cleared for restricted
+        material, else every restricted item and all made from them."""
+        if permitted(user.role, "view_restricted"):
+            return frozenset()
+        with self.case.session() as session:
+            return withheld_items(session)
+
+    def seen(self, user: SignedIn, incident_id: str) -> dict[str, Any]:
+        """An incident as this user may see it; NotFound for one resting on withheld items
+        alone, on every route, as for an incident the case does not hold."""
+        return seen_record(self.case, incident_id, self.withheld(user))
+
+    def seen_then(self, user: SignedIn, incident_id: str, act: Callable[[], T]) -> T:
+        """Do ``act`` on an incident only if this user may see it (else NotFound)."""
+        self.seen(user, incident_id)
+        return act()
 
     def page(self, template: str, status: int = 200, **values: Any) -> HTMLResponse:
         body = self.templates.get_template(template).render(**values)
@@ -229,7 +249,7 @@ class WebApp:
         page = max(1, _int(query.get("page"), 1))
 
         def work() -> tuple[list[dict[str, Any]], int, int]:
-            lines, total = listed(self.case, chosen)
+            lines, total = seen_lines(self.case, chosen, self.withheld(user))
             if words:
                 lines = [ln for ln in lines if words in _words_of(ln)]
             if status:
@@ -253,7 +273,7 @@ class WebApp:
         incident_id = request.path_params["incident_id"]
 
         def work() -> dict[str, Any]:
-            record = stored_record(self.case, incident_id)
+            record = self.seen(user, incident_id)
             ids = sorted({int(s["item_id"]) for s in record.get("sources") or []
                           if s.get("item_id") is not None})
             with self.case.session() as session:
@@ -282,9 +302,11 @@ class WebApp:
 
     async def move(self, request: Request, user: SignedIn) -> Response:
         form = await request.form()
-        decision = await self.run(lambda: review.move_incident(
-            self.case, request.path_params["incident_id"], _field(form, "move"),
-            _field(form, "reason"), role=user.role), actor=user.user)
+        incident_id = request.path_params["incident_id"]
+        decision = await self.run(lambda: self.seen_then(
+            user, incident_id, lambda: review.move_incident(
+                self.case, incident_id, _field(form, "move"), _field(form, "reason"),
+                role=user.role)), actor=user.user)
         return _back_to(decision.incident_id, f"{decision.payload['move']}")
 
     async def change(self, request: Request, user: SignedIn) -> Response:
@@ -299,23 +321,32 @@ class WebApp:
             payload = {"grade": _field(form, "grade")}
         else:
             raise DecisionError(f"the web interface cannot {action!r} an incident")
-        decision = await self.run(lambda: review.change_incident(
-            self.case, action, request.path_params["incident_id"], payload,
-            _field(form, "reason")), actor=user.user)
+        incident_id = request.path_params["incident_id"]
+
+        def work() -> Decision:
+            for shown in [incident_id, *payload.get("others", [])]:
+                self.seen(user, shown)
+            return review.change_incident(self.case, action, incident_id, payload,
+                                          _field(form, "reason"))
+
+        decision = await self.run(work, actor=user.user)
         return _back_to(decision.incident_id, action)
 
     async def assign(self, request: Request, user: SignedIn) -> Response:
         form = await request.form()
-        decision = await self.run(lambda: review.assign_incident(
-            self.case, request.path_params["incident_id"], _field(form, "assignee").strip(),
-            _field(form, "reason")), actor=user.user)
+        incident_id = request.path_params["incident_id"]
+        decision = await self.run(lambda: self.seen_then(
+            user, incident_id, lambda: review.assign_incident(
+                self.case, incident_id, _field(form, "assignee").strip(),
+                _field(form, "reason"))), actor=user.user)
         return _back_to(decision.incident_id, "assign")
 
     async def comment(self, request: Request, user: SignedIn) -> Response:
         form = await request.form()
-        decision = await self.run(lambda: review.comment_on(
-            self.case, request.path_params["incident_id"], _field(form, "text")),
-            actor=user.user)
+        incident_id = request.path_params["incident_id"]
+        decision = await self.run(lambda: self.seen_then(
+            user, incident_id, lambda: review.comment_on(
+                self.case, incident_id, _field(form, "text"))), actor=user.user)
         return _back_to(decision.incident_id, "comment")
 
     async def item_text(self, request: Request, user: SignedIn) -> Response:
@@ -327,7 +358,7 @@ class WebApp:
             with self.case.session() as session:
                 item = session.get(Item, item_id)
                 names = sorted({o.name for o in item.origins}) if item else []
-            if item is None:
+            if item is None or item_id in self.withheld(user):
                 raise NotFound(f"no item {item_id} in this case")
             found = text_of(self.case, item)
             if found is None:
@@ -348,10 +379,15 @@ class WebApp:
     async def custody(self, request: Request, user: SignedIn) -> Response:
         def work() -> list[dict[str, Any]]:
             log_view(self.case, "web: custody log")
+            withheld = self.withheld(user)
             with self.case.session() as session:
                 rows = session.scalars(select(CustodyEvent)
                                        .order_by(CustodyEvent.seq.desc()).limit(300))
-                return [json.loads(r.entry) for r in rows]
+                entries = [json.loads(r.entry) for r in rows]
+            # An entry naming a withheld item (its intake, text, restriction, a view of it)
+            # would give away its name, size or that it exists: left out for this reader.
+            return [e for e in entries if not any(
+                isinstance(i, dict) and i.get("id") in withheld for i in e.get("items") or [])]
 
         entries = await self.run(work, actor=user.user)
         return self.page("custody.html", user=user, entries=entries)
