@@ -17,6 +17,9 @@ ALL = {"viewer", "analyst", "reviewer", "legal", "administrator"}
 EXPECTED = {
     ("GET", "home"): ALL,
     ("GET", "incidents"): ALL,
+    ("GET", "map"): ALL,
+    ("GET", "map_incidents"): ALL,
+    ("GET", "basemap"): ALL,
     ("GET", "incident"): ALL,
     ("GET", "item_text"): ALL,
     ("GET", "custody"): ALL - {"viewer"},

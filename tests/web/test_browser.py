@@ -141,6 +141,50 @@ def test_a_viewer_never_sees_a_restricted_item_anywhere(browser, server):
     assert any("0 of" in content for content in seen)
 
 
+def test_the_map_and_timeline_filter_each_other_and_load_nothing_from_outside(browser, server):
+    page, dialogs = signed_in_page(browser, server, "analyst")
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
+    page.click("nav >> text=Map and timeline")
+    page.wait_for_selector("#map[data-ready]")
+    drawn = int(page.get_attribute("#map", "data-ready") or 0)
+    assert drawn >= 5
+    counts = page.locator("#counts")
+    assert counts.inner_text().startswith(f"{drawn} of {drawn}")
+    assert page.locator("#picked tbody tr").count() == drawn
+    assert page.locator("#timeline rect.bar").count() >= 1
+    assert page.locator(".leaflet-overlay-pane path, .leaflet-overlay-pane canvas").count() >= 1
+    shot(page, "map")
+    # brushing the timeline: a narrow period at its start keeps fewer incidents, in the list
+    # under the map as in the count
+    box = page.locator("#timeline").bounding_box()
+    assert box is not None
+    page.mouse.move(box["x"] + 2, box["y"] + 40)
+    page.mouse.down()
+    page.mouse.move(box["x"] + box["width"] * 0.05, box["y"] + 40, steps=4)
+    page.mouse.up()
+    kept = int(counts.inner_text().split()[0])
+    assert 0 < kept < drawn
+    assert page.locator("#picked tbody tr").count() == kept
+    assert page.locator("#timeline rect.brush").count() == 1
+    shot(page, "map-brushed")
+    page.click("#everything")
+    assert int(counts.inner_text().split()[0]) == drawn
+    # the map's view filters the timeline: zoomed in on one incident, fewer are counted
+    page.locator("#picked tbody a").first.click()
+    page.wait_for_load_state()
+    page.go_back()
+    page.wait_for_selector("#map[data-ready]")
+    page.evaluate("() => { const b = document.querySelector('#map'); }")
+    for _ in range(6):
+        page.locator(".leaflet-control-zoom-in").click()
+        page.wait_for_timeout(150)
+    assert int(page.locator("#counts").inner_text().split()[0]) < drawn
+    assert all(url.startswith(server) for url in asked), [u for u in asked
+                                                          if not u.startswith(server)]
+    assert dialogs == []
+
+
 def test_ingested_markup_never_runs_in_the_browser(browser, server, web_home):
     case = open_case(web_home, environ={})
     try:

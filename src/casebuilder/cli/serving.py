@@ -3,6 +3,7 @@ accounts). Thin: the accounts live in preservation/accounts.py, the pages in web
 
 from __future__ import annotations
 
+import gc
 import sys
 
 import click
@@ -76,5 +77,9 @@ def serve_command(state: CliState, host: str, port: int) -> None:
                        "Secure, so browsers send them over plain HTTP on localhost only)",
                        err=True)
         click.echo(f"casebuilder web interface on http://{host}:{port}/ (Ctrl-C stops it)")
-        uvicorn.run(make_app(case), host=host, port=port, log_level="warning",
-                    server_header=False)
+        app = make_app(case)
+        # What is loaded by now (libraries, vocabularies, templates) lives as long as the
+        # server: kept out of the collector's passes, which then see a request's objects only.
+        gc.collect()
+        gc.freeze()
+        uvicorn.run(app, host=host, port=port, log_level="warning", server_header=False)

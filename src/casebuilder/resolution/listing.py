@@ -56,6 +56,9 @@ def incident_properties(incident: Incident, profiles: SourceProfiles | None = No
         "precision": (place or {}).get("precision"),
         "gazetteer_id": (place or {}).get("gazetteer_id"),
         "uncertainty_km": (place or {}).get("uncertainty_km"),
+        # the point a map draws it at (the place's, as the gazetteer gives it)
+        "lat": _coordinate(place, "lat"),
+        "lon": _coordinate(place, "lon"),
         # an occupation period whose start no text states has no start day: only the
         # earliest it can be (date_earliest, the war's first day)
         "date_start": when.start.isoformat() if when and not open_start else None,
@@ -106,6 +109,11 @@ def incident_properties(incident: Incident, profiles: SourceProfiles | None = No
     }
 
 
+def _coordinate(place: dict[str, Any] | None, axis: str) -> float | None:
+    value = (place or {}).get(axis)
+    return None if value is None else float(value)
+
+
 def _graded_sources(incident: Incident, profiles: SourceProfiles) -> list[dict[str, Any]]:
     """Sources, each with the Admiralty grades of its claims."""
     grades = {g.claim_id: g.code for g in assessment.claim_grades(incident, profiles)}
@@ -124,7 +132,7 @@ def _graded_sources(incident: Incident, profiles: SourceProfiles) -> list[dict[s
 LINE_FIELDS = ("id", "date_start", "date_end", "date_earliest", "place", "admin1", "precision",
                "categories", "killed_min", "killed_max", "killed_qualifier", "killed_shared_by",
                "injured_min", "injured_max", "injured_qualifier", "injured_shared_by",
-               "weapon", "grade", "independent_sources", "situation")
+               "weapon", "grade", "independent_sources", "situation", "lat", "lon")
 
 
 def listing_line(record: dict[str, Any]) -> dict[str, Any]:
@@ -134,4 +142,16 @@ def listing_line(record: dict[str, Any]) -> dict[str, Any]:
     line["document_count"] = len(record.get("documents") or [])
     review = review_of(record.get("analyst_decisions") or [])
     line["status"], line["assigned"] = review.status, review.assigned
+    # what a search for words looks in, made once here rather than at every search
+    line["words"] = words_of(line)
     return line
+
+
+def words_of(value: Any) -> str:
+    """The values of a line as one lower-case text, keys left out (so that a search for "id"
+    or "place" does not match every incident)."""
+    if isinstance(value, dict):
+        return " ".join(words_of(v) for v in value.values())
+    if isinstance(value, (list, tuple)):
+        return " ".join(words_of(v) for v in value)
+    return "" if value is None else str(value).lower()

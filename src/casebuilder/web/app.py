@@ -9,6 +9,8 @@ milliseconds, so a team's few requests a second do not queue for long."""
 
 from __future__ import annotations
 
+import gc
+import hashlib
 import json
 import math
 import threading
@@ -17,8 +19,9 @@ from datetime import date
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
-from urllib.parse import quote
+from urllib.parse import quote, urlencode
 
+import orjson
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from sqlalchemy import select
 from starlette.applications import Starlette
@@ -36,6 +39,7 @@ from casebuilder.preservation.case import Case
 from casebuilder.preservation.items import item_ref
 from casebuilder.preservation.reads import log_view, text_of
 from casebuilder.preservation.restriction import withheld_items
+from casebuilder.reporting.maps.basemap import basemap_geojson, load_basemap
 from casebuilder.resolution import review
 from casebuilder.resolution.decisions import Decision, DecisionError
 from casebuilder.resolution.stored import ListFilter
@@ -64,16 +68,6 @@ SORTS = {
 }
 
 
-def _words_of(value: Any) -> str:
-    """The values of a listed line as one lower-case text, keys left out (so that a search
-    for "id" or "place" does not match every incident)."""
-    if isinstance(value, Mapping):
-        return " ".join(_words_of(v) for v in value.values())
-    if isinstance(value, (list, tuple)):
-        return " ".join(_words_of(v) for v in value)
-    return "" if value is None else str(value).lower()
-
-
 Handler = Callable[[Request, SignedIn], Awaitable[Response]]
 
 
@@ -89,6 +83,7 @@ class WebApp:
                                      autoescape=select_autoescape(["html"]))
         # Each route's permission, by its name: None for the login page only.
         self.permissions: dict[str, str | None] = {}
+        self._basemap: bytes | None = None
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -101,10 +96,18 @@ class WebApp:
                 before = self.case.actor
                 if actor is not None:
                     self.case.actor = actor
+                # A list of 10,000 incidents makes some 300,000 short-lived objects, none in a
+                # cycle; the collector's passes over them and over everything alive were half
+                # of such a request (benchmarks/web_pages.py). Reference counting frees them;
+                # cycles wait for the next request's end.
+                collecting = gc.isenabled()
+                gc.disable()
                 try:
                     return work()
                 finally:
                     self.case.actor = before
+                    if collecting:
+                        gc.enable()
 
         return await run_in_threadpool(locked)
 
@@ -167,6 +170,13 @@ class WebApp:
             Route("/", g("home", "view_incidents", self.home), methods=["GET"], name="home"),
             Route("/incidents", g("incidents", "view_incidents", self.incidents),
                   methods=["GET"], name="incidents"),
+            Route("/map", g("map", "view_incidents", self.map_page), methods=["GET"],
+                  name="map"),
+            Route("/map/incidents.geojson", g("map_incidents", "view_incidents",
+                                              self.map_incidents), methods=["GET"],
+                  name="map_incidents"),
+            Route("/map/basemap.geojson", g("basemap", "view_incidents", self.basemap),
+                  methods=["GET"], name="basemap"),
             Route("/incidents/{incident_id}", g("incident", "view_incidents", self.incident),
                   methods=["GET"], name="incident"),
             Route("/incidents/{incident_id}/move", g("move", "move_incidents", self.move),
@@ -233,8 +243,10 @@ class WebApp:
     async def home(self, request: Request, user: SignedIn) -> Response:
         return RedirectResponse("/incidents", status_code=303)
 
-    async def incidents(self, request: Request, user: SignedIn) -> Response:
-        query = request.query_params
+    def selection(self, query: Mapping[str, str], user: SignedIn
+                  ) -> tuple[list[dict[str, Any]], int]:
+        """The incidents a list or a map shows for these filters, as this user may see them,
+        in the order of first report, and how many the case holds for them."""
         chosen = ListFilter(place=query.get("place") or None,
                             since=_day(query.get("since")), until=_day(query.get("until")),
                             category=query.get("category") or None,
@@ -242,6 +254,17 @@ class WebApp:
         words = (query.get("q") or "").strip().lower()
         status = query.get("status") or None
         assigned = (query.get("assigned") or "").strip().lower()
+        lines, total = seen_lines(self.case, chosen, self.withheld(user))
+        if words:
+            lines = [ln for ln in lines if words in ln["words"]]
+        if status:
+            lines = [ln for ln in lines if ln.get("status") == status]
+        if assigned:
+            lines = [ln for ln in lines if (ln.get("assigned") or "").lower() == assigned]
+        return lines, total
+
+    async def incidents(self, request: Request, user: SignedIn) -> Response:
+        query = request.query_params
         sort = query.get("sort") or "date"
         if sort not in SORTS:
             sort = "date"
@@ -249,13 +272,7 @@ class WebApp:
         page = max(1, _int(query.get("page"), 1))
 
         def work() -> tuple[list[dict[str, Any]], int, int]:
-            lines, total = seen_lines(self.case, chosen, self.withheld(user))
-            if words:
-                lines = [ln for ln in lines if words in _words_of(ln)]
-            if status:
-                lines = [ln for ln in lines if ln.get("status") == status]
-            if assigned:
-                lines = [ln for ln in lines if (ln.get("assigned") or "").lower() == assigned]
+            lines, total = self.selection(query, user)
             lines.sort(key=SORTS[sort], reverse=descending)
             shown = lines[(page - 1) * PAGE_SIZE: page * PAGE_SIZE]
             log_view(self.case, "web: incident list",
@@ -267,7 +284,39 @@ class WebApp:
         return self.page("incidents.html", user=user, lines=shown, matching=matching,
                          total=total, query=query, sort=sort, descending=descending, page=page,
                          pages=max(1, math.ceil(matching / PAGE_SIZE)), grades=GRADES,
-                         statuses=shipped_workflow().statuses)
+                         statuses=shipped_workflow().statuses, action="/incidents")
+
+    async def map_page(self, request: Request, user: SignedIn) -> Response:
+        """The page only: its incidents come from :meth:`map_incidents`, asked by map.js with
+        the same filters, so a page of 10,000 incidents is not one HTML document."""
+        query = request.query_params
+        return self.page("map.html", user=user, query=query,
+                         query_string=urlencode(_filters(query)), grades=GRADES,
+                         statuses=shipped_workflow().statuses, action="/map",
+                         attribution=load_basemap().attribution)
+
+    async def map_incidents(self, request: Request, user: SignedIn) -> Response:
+        query = request.query_params
+
+        def work() -> bytes:
+            lines, _ = self.selection(query, user)
+            ids = [ln["id"] for ln in lines]
+            # The ids shown are many: the entry keeps their count and a digest of the sorted
+            # list, which the stored incidents of that time give back.
+            log_view(self.case, "web: incident map",
+                     details={"filters": _filters(query), "matching": len(ids),
+                              "shown_sha256": hashlib.sha256(
+                                  "\n".join(sorted(ids)).encode()).hexdigest()})
+            return orjson.dumps(map_features(lines))
+
+        body = await self.run(work, actor=user.user)
+        return Response(body, media_type="application/geo+json")
+
+    async def basemap(self, request: Request, user: SignedIn) -> Response:
+        if self._basemap is None:  # the same for every request: made once
+            self._basemap = json.dumps(basemap_geojson(load_basemap()),
+                                       separators=(",", ":")).encode()
+        return Response(self._basemap, media_type="application/geo+json")
 
     async def incident(self, request: Request, user: SignedIn) -> Response:
         incident_id = request.path_params["incident_id"]
@@ -444,3 +493,20 @@ def _filters(query: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in query.items() if v and k in
             {"place", "since", "until", "category", "grade", "status", "assigned", "q", "sort",
              "order", "page"}}
+
+
+def map_features(lines: list[dict[str, Any]]) -> dict[str, Any]:
+    """Listed incidents as the GeoJSON the map and timeline draw: a point where the incident
+    has a place on the map (none where not: it is still on the timeline), and the few
+    properties they show."""
+    features = []
+    for ln in lines:
+        point = ({"type": "Point", "coordinates": [ln["lon"], ln["lat"]]}
+                 if ln.get("lat") is not None and ln.get("lon") is not None else None)
+        features.append({"type": "Feature", "id": ln["id"], "geometry": point, "properties": {
+            "id": ln["id"], "date": ln.get("date_start") or ln.get("date_earliest"),
+            "date_end": ln.get("date_end"), "place": ln.get("place"),
+            "admin1": ln.get("admin1"), "categories": ln.get("categories") or [],
+            "killed": ln.get("killed_min"), "grade": ln.get("grade"),
+            "status": ln.get("status")}})
+    return {"type": "FeatureCollection", "features": features}

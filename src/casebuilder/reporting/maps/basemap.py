@@ -150,3 +150,19 @@ def _number(where: str, value: Any, limit: float) -> float:
             or abs(value) > limit:
         raise BaseMapError(f"{where}: {value!r} is not a coordinate")
     return float(value)
+
+
+def basemap_geojson(basemap: BaseMap) -> dict[str, Any]:
+    """The base map as one GeoJSON FeatureCollection (countries, then regions, each feature's
+    ``layer`` saying which), with its ``frame`` and ``attribution``: what the web interface's
+    map draws, so that screen and case file show the same outlines."""
+    features = [
+        {"type": "Feature",
+         "properties": {"layer": layer, "name": area.name, "code": area.code},
+         "geometry": {"type": "MultiPolygon",
+                      "coordinates": [[[list(point) for point in ring] for ring in polygon]
+                                      for polygon in area.polygons]}}
+        for layer, areas in (("country", basemap.countries), ("region", basemap.regions))
+        for area in areas]
+    return {"type": "FeatureCollection", "features": features, "frame": list(basemap.frame),
+            "attribution": basemap.attribution}
