@@ -35,6 +35,44 @@ STATEMENTS = {
         "Statement of witness W18, taken on 6 March 2022. The witness, Petro Zalizniak-Mell, "
         "said shelling of Irpin on 5 March 2022 killed three civilians near the bridge.\n"),
 }
+#: A captured page that tries everything a page can to run or load something.
+HOSTILE_CAPTURE = (
+    "<html><head><script>window.parent.alert('capture')</script>"
+    "<style>body{background:url(https://tracker.invalid/x.png)}</style></head><body>"
+    "<h1>Report from the market</h1><p onclick=\"alert('click')\">Shelling hit the market.</p>"
+    "<svg><script>alert('svg')</script></svg><img src=x onerror=\"alert('img')\">"
+    "<a href=\"javascript:alert('link')\">more</a><iframe src=\"https://tracker.invalid\">"
+    "</iframe><form action=\"https://tracker.invalid\"><input name=q></form></body></html>")
+
+
+def tiny_pdf(pages: int) -> bytes:
+    """A PDF of ``pages`` pages, each saying its number, written out by hand."""
+    objects = ["<< /Type /Catalog /Pages 2 0 R >>",
+               "<< /Type /Pages /Kids [" + " ".join(f"{3 + 2 * n} 0 R" for n in range(pages))
+               + f"] /Count {pages} >>"]
+    font = 3 + 2 * pages
+    for n in range(pages):
+        objects.append(f"<< /Type /Page /Parent 2 0 R /MediaBox [0 0 300 200] /Contents "
+                       f"{4 + 2 * n} 0 R /Resources << /Font << /F1 {font} 0 R >> >> >>")
+        stream = f"BT /F1 24 Tf 40 100 Td (Page {n + 1}) Tj ET"
+        objects.append(f"<< /Length {len(stream)} >>\nstream\n{stream}\nendstream")
+    objects.append("<< /Type /Font /Subtype /Type1 /BaseFont /Helvetica >>")
+    out, offsets = b"%PDF-1.4\n", []
+    for number, body in enumerate(objects, start=1):
+        offsets.append(len(out))
+        out += f"{number} 0 obj\n{body}\nendobj\n".encode()
+    xref = len(out)
+    out += f"xref\n0 {len(objects) + 1}\n0000000000 65535 f \n".encode()
+    out += b"".join(f"{o:010d} 00000 n \n".encode() for o in offsets)
+    out += (f"trailer\n<< /Size {len(objects) + 1} /Root 1 0 R >>\nstartxref\n{xref}\n"
+            "%%EOF\n").encode()
+    return out
+
+
+#: Files of each kind the evidence viewer shows, by name.
+EXHIBITS = {"market-capture.html": HOSTILE_CAPTURE.encode(), "two-pages.pdf": tiny_pdf(2)}
+PICTURE = "crater.png"
+
 #: Words of the statements that nothing else in the case holds.
 RESTRICTED_WORDS = ("Zirkovska", "Zalizniak", "witness-statement-W1", "Statement of witness")
 
@@ -52,6 +90,13 @@ def web_home(dev_case_home: Path, tmp_path_factory: pytest.TempPathFactory,
     hostile = home.parent / "incoming"
     hostile.mkdir()
     (hostile / HOSTILE_NAME).write_text(HOSTILE_TEXT, encoding="utf-8")
+    for name, data in EXHIBITS.items():
+        (hostile / name).write_bytes(data)
+    from PIL import Image, ImageDraw
+
+    picture = Image.new("RGB", (240, 160), "white")
+    ImageDraw.Draw(picture).ellipse((60, 30, 180, 130), fill="darkred")
+    picture.save(hostile / PICTURE)
     statements = home.parent / "statements"
     statements.mkdir()
     for name, text in STATEMENTS.items():

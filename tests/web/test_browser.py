@@ -185,6 +185,39 @@ def test_the_map_and_timeline_filter_each_other_and_load_nothing_from_outside(br
     assert dialogs == []
 
 
+def test_the_evidence_viewer_shows_each_kind_and_runs_nothing_it_holds(browser, server):
+    page, dialogs = signed_in_page(browser, server, "analyst")
+    asked: list[str] = []
+    page.on("request", lambda r: asked.append(r.url))
+    page.click("nav >> text=Evidence")
+    page.wait_for_load_state()
+    shot(page, "items")
+    page.click("table.list >> text=market-capture.html")
+    page.wait_for_load_state()
+    frame = page.frame_locator("iframe.capture")
+    assert frame.locator("h1").inner_text() == "Report from the market"
+    assert frame.locator("script, img, iframe, form, svg").count() == 0
+    shot(page, "item-capture")
+    page.goto(f"{server}/items")
+    page.click("table.list >> text=two-pages.pdf")
+    page.wait_for_function("() => [...document.querySelectorAll('figure.page img')]"
+                           ".every(i => i.complete && i.naturalWidth > 0)")
+    assert page.locator("figure.page img").count() == 2
+    shot(page, "item-pdf")
+    page.goto(f"{server}/items")
+    page.click("table.list >> text=crater.png")
+    page.wait_for_load_state()
+    assert page.locator("img.picture.blurred").count() == 1
+    page.fill("form.reveal input[name=reason]", "to measure the crater against the report")
+    page.click("form.reveal button")
+    page.wait_for_load_state()
+    assert page.locator("img.picture.blurred").count() == 0
+    assert "you gave a reason" in page.locator("main").inner_text()
+    shot(page, "item-picture")
+    assert all(url.startswith(server) for url in asked)
+    assert dialogs == []
+
+
 def test_ingested_markup_never_runs_in_the_browser(browser, server, web_home):
     case = open_case(web_home, environ={})
     try:

@@ -57,7 +57,8 @@ def _pages(client, case):  # type: ignore[no-untyped-def]
         shown.append((f"/incidents/{incident_id}", client.get(f"/incidents/{incident_id}").text))
     for item_id in re.findall(r'href="/items/(\d+)/text', " ".join(t for _, t in shown)):
         shown.append((f"/items/{item_id}/text", client.get(f"/items/{item_id}/text").text))
-    for address in ("/map", "/map/incidents.geojson", "/map/incidents.geojson?q=Irpin"):
+    for address in ("/map", "/map/incidents.geojson", "/map/incidents.geojson?q=Irpin",
+                    "/items", "/items?name=witness"):
         shown.append((address, client.get(address).text))
     custody = client.get("/custody")
     if custody.status_code == 200:

@@ -46,6 +46,7 @@ from casebuilder.resolution.stored import ListFilter
 from casebuilder.resolution.withholding import seen_lines, seen_record
 from casebuilder.resolution.workflow import moves_open, review_of, shipped_workflow
 from casebuilder.store.schema import CustodyEvent, Item
+from casebuilder.web.evidence import Evidence, routes_of
 from casebuilder.web.guard import (
     LOGIN_COOKIE,
     SESSION_COOKIE,
@@ -84,6 +85,7 @@ class WebApp:
         # Each route's permission, by its name: None for the login page only.
         self.permissions: dict[str, str | None] = {}
         self._basemap: bytes | None = None
+        self.evidence = Evidence(self)
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -192,6 +194,8 @@ class WebApp:
                   name="comment"),
             Route("/items/{item_id:int}/text", g("item_text", "view_evidence", self.item_text),
                   methods=["GET"], name="item_text"),
+            *[Route(path, endpoint, methods=[method], name=name) for name, (
+                method, path, endpoint) in routes_of(self.evidence, g).items()],
             Route("/custody", g("custody", "view_custody", self.custody), methods=["GET"],
                   name="custody"),
             Route("/users", g("users", "manage_users", self.users), methods=["GET"],

@@ -22,6 +22,7 @@ LOGIN_COOKIE = "cb_login"  # the login form's own CSRF token, before there is a 
 #: No inline script or style, nothing from elsewhere, no framing, forms only to this server.
 CSP = ("default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
        "font-src 'self'; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; "
+       "frame-src 'self'; "
        "base-uri 'none'; object-src 'none'")
 HEADERS = {
     "content-security-policy": CSP,
@@ -34,8 +35,15 @@ HEADERS = {
 }
 
 
+#: The headers an answer may set for itself (SecurityHeaders).
+OWN = frozenset({"content-security-policy", "x-frame-options"})
+
+
 class SecurityHeaders:
-    """ASGI middleware: every answer, errors included, carries HEADERS."""
+    """ASGI middleware: every answer, errors included, carries HEADERS. An answer that sets
+    its own content-security-policy and x-frame-options keeps them: only the evidence
+    viewer's harmless capture does, with a stricter policy (no script at all, framed by
+    this server's pages only)."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -49,6 +57,8 @@ class SecurityHeaders:
             if message["type"] == "http.response.start":
                 headers = MutableHeaders(scope=message)
                 for name, value in HEADERS.items():
+                    if name in OWN and name in headers:
+                        continue
                     headers[name] = value
             await send(message)
 
