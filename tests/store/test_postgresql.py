@@ -6,12 +6,7 @@ as postgresql+psycopg://cb:cb@127.0.0.1:5432/postgres); each test gets a databas
 
 from __future__ import annotations
 
-import os
-import uuid
-from collections.abc import Iterator
-
-import pytest
-from sqlalchemy import create_engine, text
+from sqlalchemy import text
 
 from casebuilder.extraction.run import extract_items
 from casebuilder.intake.ingest import ingest
@@ -20,27 +15,6 @@ from casebuilder.preservation.verify import verify_case
 from casebuilder.resolution.decisions import record_decision
 from casebuilder.resolution.incidents import build_incidents, merged_incidents
 from casebuilder.resolution.stored import ListFilter, listed
-
-ADMIN_URL = os.environ.get("CASEBUILDER_TEST_POSTGRES_URL", "")
-
-
-@pytest.fixture
-def postgres_url() -> Iterator[str]:
-    if not ADMIN_URL:
-        pytest.skip("CASEBUILDER_TEST_POSTGRES_URL is not set (.ci/run sets it after starting "
-                    "a local PostgreSQL server)")
-    pytest.importorskip("psycopg", reason="the postgres extra (psycopg) is not installed")
-    name = f"cb_{uuid.uuid4().hex[:12]}"
-    admin = create_engine(ADMIN_URL, isolation_level="AUTOCOMMIT")
-    with admin.connect() as conn:
-        conn.execute(text(f'CREATE DATABASE "{name}"'))
-    base = ADMIN_URL.rsplit("/", 1)[0]
-    try:
-        yield f"{base}/{name}"
-    finally:
-        with admin.connect() as conn:
-            conn.execute(text(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)'))
-        admin.dispose()
 
 
 def test_full_flow_on_postgresql(postgres_url, tmp_path, dev_reports, extraction_tools):

@@ -23,6 +23,7 @@ EXPECTED = {
     ("GET", "incident"): ALL,
     ("GET", "item_text"): ALL,
     ("GET", "items"): ALL,
+    ("GET", "search"): ALL,
     ("GET", "item"): ALL,
     ("GET", "capture"): ALL,
     ("GET", "pdf_page"): ALL,

@@ -115,3 +115,18 @@ def test_restricted_items_are_not_in_the_evidence_browser_for_those_not_cleared(
     count = re.search(r"<small>(\d+) items", listing)
     legal_count = re.search(r"<small>(\d+) items", legal)
     assert count and legal_count and int(legal_count.group(1)) - int(count.group(1)) == 2
+
+
+def test_searching_the_texts_finds_the_words_and_never_a_restricted_text(web_case):
+    viewer = client_for(web_case, "viewer")
+    page = viewer.get("/search?q=Kramatorsk railway")
+    assert page.status_code == 200
+    assert "2022-04-08-kramatorsk" in page.text and "<mark>" in page.text
+    entry = _last_entries(web_case)[0]
+    assert entry["details"]["what"] == "web: text search"
+    assert entry["details"]["words"] == ["kramatorsk", "railway"]
+    assert "<small>0 items" in viewer.get("/search?q=Zirkovska").text
+    legal = client_for(web_case, "legal").get("/search?q=Zirkovska").text
+    assert "witness-statement-W17.txt" in legal and "<small>1 item " in legal
+    # the engine's own syntax is only words: no error, no column or operator
+    assert viewer.get('/search?q="market" OR body:NEAR(x').status_code == 200

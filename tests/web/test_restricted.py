@@ -60,6 +60,11 @@ def _pages(client, case):  # type: ignore[no-untyped-def]
     for address in ("/map", "/map/incidents.geojson", "/map/incidents.geojson?q=Irpin",
                     "/items", "/items?name=witness"):
         shown.append((address, client.get(address).text))
+    for words in ("Zirkovska", "witness statement", "Irpin bridge"):
+        # the hits only: the page repeats what was searched for
+        hits = client.get(f"/search?q={words}").text.split('<ol class="hits">', 1)[-1]
+        shown.append((f"/search?q={words}", re.sub(r"<li>No text holds all of:[^<]*</li>",
+                                                    "", hits)))
     custody = client.get("/custody")
     if custody.status_code == 200:
         shown.append(("/custody", custody.text))

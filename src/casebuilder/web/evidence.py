@@ -26,6 +26,7 @@ from casebuilder.preservation.accounts import SignedIn
 from casebuilder.preservation.items import item_ref
 from casebuilder.preservation.reads import log_view, text_of
 from casebuilder.preservation.restriction import current_restrictions
+from casebuilder.preservation.text_search import Search, search_texts
 from casebuilder.store.schema import Derivation, Item, Origin
 from casebuilder.web import renditions
 from casebuilder.web.guard import permitted
@@ -209,6 +210,20 @@ class Evidence:
 
         return Response(await self.web.run(work, actor=user.user), media_type="image/png")
 
+    async def search(self, request: Request, user: SignedIn) -> Response:
+        query = (request.query_params.get("q") or "").strip()
+
+        def work() -> Search:
+            found = search_texts(self.web.case, query, withheld=self.web.withheld(user))
+            if found.words:
+                log_view(self.web.case, "web: text search",
+                         details={"words": found.words, "matching": found.matching,
+                                  "shown": [f.item_id for f in found.found]})
+            return found
+
+        found = await self.web.run(work, actor=user.user)
+        return self.web.page("search.html", user=user, q=query, search=found)
+
     async def reveal(self, request: Request, user: SignedIn) -> Response:
         item_id = int(request.path_params["item_id"])
         form = await request.form()
@@ -240,6 +255,7 @@ def routes_of(evidence: Evidence, guarded: Callable[[str, str, Callable[
                      g("pdf_page", "view_evidence", evidence.pdf_page)),
         "picture": ("GET", "/items/{item_id:int}/picture.png",
                     g("picture", "view_evidence", evidence.picture)),
+        "search": ("GET", "/search", g("search", "view_evidence", evidence.search)),
         "reveal": ("POST", "/items/{item_id:int}/reveal",
                    g("reveal", "view_evidence", evidence.reveal)),
     }
