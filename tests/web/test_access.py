@@ -18,6 +18,8 @@ EXPECTED = {
     ("GET", "home"): ALL,
     ("GET", "incidents"): ALL,
     ("GET", "map"): ALL,
+    ("GET", "duplicates"): ALL,
+    ("POST", "dismiss"): {"analyst", "reviewer", "administrator"},
     ("GET", "map_incidents"): ALL,
     ("GET", "basemap"): ALL,
     ("GET", "incident"): ALL,
@@ -36,6 +38,7 @@ EXPECTED = {
     # decisions: permitted roles reach the decision, which refuses the empty reason sent here
     # (400), so the shared case is not changed by this test
     ("POST", "move"): ALL - {"viewer"},
+    ("POST", "bulk_move"): ALL - {"viewer"},
     ("POST", "change"): {"analyst", "reviewer", "administrator"},
     ("POST", "assign"): ALL - {"viewer"},
     ("POST", "comment"): ALL - {"viewer"},

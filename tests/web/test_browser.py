@@ -251,7 +251,7 @@ def test_review_merge_and_a_second_persons_approval_are_both_in_the_custody_log(
                                                                                  server):
     # last in this module: it changes the case the module's server holds
     page, dialogs = signed_in_page(browser, server, "analyst")
-    links = page.locator("table.list tbody td:nth-child(2) a")
+    links = page.locator("table.list tbody a[href^='/incidents/']")
     first, second = (links.nth(n).get_attribute("href").rsplit("/", 1)[1] for n in (0, 1))
     page.goto(f"{server}/incidents/{first}")
     assert page.locator("section.review .status").inner_text().lower() == "new"

@@ -47,12 +47,17 @@ class Decision:
     at: str
 
 
+def require_reason(reason: str) -> None:
+    """Every decision on an incident gives its reason (checked before anything is read)."""
+    if not reason.strip():
+        raise DecisionError("a reason is required for every decision on an incident")
+
+
 def record_decision(case: Case, action: str, incident_id: str, payload: dict[str, Any],
                     reason: str) -> Decision:
     if action not in ACTIONS:
         raise DecisionError(f"unknown decision {action!r}")
-    if not reason.strip():
-        raise DecisionError("a reason is required for every decision on an incident")
+    require_reason(reason)
     if action == "grade" and payload.get("grade") not in GRADES:
         raise DecisionError(f"grade must be one of {', '.join(GRADES)}")
     if action == "edit":

@@ -18,6 +18,7 @@ from casebuilder.resolution.decisions import (
     DecisionError,
     load_decisions,
     record_decision,
+    require_reason,
 )
 from casebuilder.resolution.stored import stored_incident, stored_record
 from casebuilder.resolution.summary import Incident
@@ -53,6 +54,22 @@ def assign_incident(case: Case, incident_id: str, assignee: str | None, reason: 
 def comment_on(case: Case, incident_id: str, text: str) -> Decision:
     """A note on an incident for the team; the text is the decision's reason."""
     return _decide(case, "comment", stored_incident(case, incident_id), {}, text)
+
+
+def dismiss_duplicate(case: Case, incident_id: str, other_id: str, reason: str) -> Decision:
+    """Say two incidents the duplicates queue offers are not one attack: a comment on the
+    first naming the second, which takes the pair out of the queue
+    (resolution/duplicates.py)."""
+    require_reason(reason)
+    other = stored_incident(case, other_id)
+    return _decide(case, "comment", stored_incident(case, incident_id),
+                   {"not_duplicate_of": other.id}, reason)
+
+
+def dismissed_pairs(case: Case) -> list[tuple[str, str]]:
+    """The pairs of incidents someone said are not one attack."""
+    return [(d.incident_id, str(d.payload["not_duplicate_of"])) for d in load_decisions(case)
+            if d.action == "comment" and d.payload.get("not_duplicate_of")]
 
 
 def change_incident(case: Case, action: str, incident_id: str, payload: dict[str, Any],

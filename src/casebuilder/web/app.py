@@ -41,7 +41,8 @@ from casebuilder.preservation.reads import log_view, text_of
 from casebuilder.preservation.restriction import withheld_items
 from casebuilder.reporting.maps.basemap import basemap_geojson, load_basemap
 from casebuilder.resolution import review
-from casebuilder.resolution.decisions import Decision, DecisionError
+from casebuilder.resolution.decisions import Decision, DecisionError, require_reason
+from casebuilder.resolution.duplicates import likely_duplicates
 from casebuilder.resolution.stored import ListFilter
 from casebuilder.resolution.withholding import seen_lines, seen_record
 from casebuilder.resolution.workflow import moves_open, review_of, shipped_workflow
@@ -174,6 +175,10 @@ class WebApp:
                   methods=["GET"], name="incidents"),
             Route("/map", g("map", "view_incidents", self.map_page), methods=["GET"],
                   name="map"),
+            Route("/duplicates", g("duplicates", "view_incidents", self.duplicates),
+                  methods=["GET"], name="duplicates"),
+            Route("/duplicates/dismiss", g("dismiss", "change_incidents", self.dismiss),
+                  methods=["POST"], name="dismiss"),
             Route("/map/incidents.geojson", g("map_incidents", "view_incidents",
                                               self.map_incidents), methods=["GET"],
                   name="map_incidents"),
@@ -183,6 +188,8 @@ class WebApp:
                   methods=["GET"], name="incident"),
             Route("/incidents/{incident_id}/move", g("move", "move_incidents", self.move),
                   methods=["POST"], name="move"),
+            Route("/incidents/bulk", g("bulk_move", "move_incidents", self.bulk_move),
+                  methods=["POST"], name="bulk_move"),
             Route("/incidents/{incident_id}/change",
                   g("change", "change_incidents", self.change), methods=["POST"],
                   name="change"),
@@ -288,7 +295,38 @@ class WebApp:
         return self.page("incidents.html", user=user, lines=shown, matching=matching,
                          total=total, query=query, sort=sort, descending=descending, page=page,
                          pages=max(1, math.ceil(matching / PAGE_SIZE)), grades=GRADES,
-                         statuses=shipped_workflow().statuses, action="/incidents")
+                         statuses=shipped_workflow().statuses, action="/incidents",
+                         moves=shipped_workflow().moves.values(),
+                         can=lambda permission: permitted(user.role, permission))
+
+    async def duplicates(self, request: Request, user: SignedIn) -> Response:
+        def work() -> tuple[list[dict[str, Any]], int]:
+            lines, _ = self.selection({}, user)
+            pairs = likely_duplicates(lines, review.dismissed_pairs(self.case))
+            by_id = {ln["id"]: ln for ln in lines}
+            log_view(self.case, "web: likely duplicates",
+                     details={"pairs": len(pairs),
+                              "shown": [[p.first, p.second] for p in pairs]})
+            return [{"pair": p, "a": by_id[p.first], "b": by_id[p.second]}
+                    for p in pairs], len(lines)
+
+        pairs, among = await self.run(work, actor=user.user)
+        return self.page("duplicates.html", user=user, pairs=pairs, among=among,
+                         can=lambda permission: permitted(user.role, permission),
+                         done=request.query_params.get("done"))
+
+    async def dismiss(self, request: Request, user: SignedIn) -> Response:
+        form = await request.form()
+        first, second = _field(form, "first"), _field(form, "second")
+
+        def work() -> Decision:
+            require_reason(_field(form, "reason"))
+            self.seen(user, first)
+            self.seen(user, second)
+            return review.dismiss_duplicate(self.case, first, second, _field(form, "reason"))
+
+        await self.run(work, actor=user.user)
+        return RedirectResponse("/duplicates?done=dismissed", status_code=303)
 
     async def map_page(self, request: Request, user: SignedIn) -> Response:
         """The page only: its incidents come from :meth:`map_incidents`, asked by map.js with
@@ -384,6 +422,30 @@ class WebApp:
 
         decision = await self.run(work, actor=user.user)
         return _back_to(decision.incident_id, action)
+
+    async def bulk_move(self, request: Request, user: SignedIn) -> Response:
+        """One review move for many incidents, one decision each with the same reason; a
+        move refused for one (the four-eyes rule, a status it cannot leave) is said for it
+        and the others go on."""
+        form = await request.form()
+        move, reason = _field(form, "move"), _field(form, "reason")
+        chosen = [str(v) for v in form.getlist("incidents")]
+
+        def work() -> list[tuple[str, str | None]]:
+            require_reason(reason)
+            outcomes: list[tuple[str, str | None]] = []
+            for incident_id in chosen:
+                try:
+                    self.seen(user, incident_id)
+                    review.move_incident(self.case, incident_id, move, reason, role=user.role)
+                    outcomes.append((incident_id, None))
+                except CasebuilderError as exc:
+                    outcomes.append((incident_id, str(exc)))
+            return outcomes
+
+        outcomes = await self.run(work, actor=user.user)
+        return self.page("bulk.html", user=user, move=move, outcomes=outcomes,
+                         moved=sum(1 for _, refused in outcomes if refused is None))
 
     async def assign(self, request: Request, user: SignedIn) -> Response:
         form = await request.form()
