@@ -75,9 +75,9 @@ def signed_in_page(browser, server, user):  # type: ignore[no-untyped-def]
     return page, dialogs
 
 
-def shot(page, name: str) -> None:  # type: ignore[no-untyped-def]
+def shot(page, name: str, *, full_page: bool = False) -> None:  # type: ignore[no-untyped-def]
     SHOTS.mkdir(parents=True, exist_ok=True)
-    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=False)
+    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=full_page)
 
 
 def test_an_analyst_reads_an_incident_and_the_log_names_them(browser, server):
@@ -92,7 +92,10 @@ def test_an_analyst_reads_an_incident_and_the_log_names_them(browser, server):
     page.locator("table.list tbody a").first.click()
     page.wait_for_load_state()
     assert page.locator("h2", has_text="Sources and their words").count() == 1
+    assert page.locator("h2", has_text="Legal elements").count() == 1
+    assert page.locator("table.elements tbody tr").count() >= 1
     shot(page, "incident")
+    shot(page, "incident-whole", full_page=True)
     quote = page.locator("ol.sources blockquote a").first
     words = quote.inner_text().strip("“”")
     quote.click()

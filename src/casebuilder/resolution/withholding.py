@@ -58,6 +58,18 @@ def without(incident: Incident, withheld: frozenset[int]) -> Incident | None:
                     dict(incident.overrides))
 
 
+def seen_incident(case: Case, incident_id: str, withheld: frozenset[int]) -> Incident:
+    """One incident, with its claims, as the reader may see it (for what is worked out from
+    the claims, such as the element matrix); NotFound as :func:`seen_record`."""
+    incident = stored_incident(case, incident_id)
+    if not withheld:
+        return incident
+    seen = without(incident, withheld)
+    if seen is None:
+        raise NotFound(f"no incident {incident_id} in this case")
+    return seen
+
+
 def seen_record(case: Case, incident_id: str, withheld: frozenset[int]) -> dict[str, Any]:
     """One incident's record as the reader may see it; NotFound, as for an incident the case
     does not hold, when it rests on withheld items alone."""

@@ -31,6 +31,8 @@ from starlette.responses import HTMLResponse, RedirectResponse, Response
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
+from casebuilder.analysis.elements.catalogue import load_catalogue
+from casebuilder.analysis.elements.matrix import IncidentMatrix, crimes_in_reach, element_matrix
 from casebuilder.errors import CasebuilderError, NotFound
 from casebuilder.model.terms import GRADES
 from casebuilder.preservation import accounts
@@ -44,7 +46,7 @@ from casebuilder.resolution import review
 from casebuilder.resolution.decisions import Decision, DecisionError, require_reason
 from casebuilder.resolution.duplicates import likely_duplicates
 from casebuilder.resolution.stored import ListFilter
-from casebuilder.resolution.withholding import seen_lines, seen_record
+from casebuilder.resolution.withholding import seen_incident, seen_lines, seen_record
 from casebuilder.resolution.workflow import moves_open, review_of, shipped_workflow
 from casebuilder.store.schema import CustodyEvent, Item
 from casebuilder.web.evidence import Evidence, routes_of
@@ -126,6 +128,13 @@ class WebApp:
         """An incident as this user may see it; NotFound for one resting on withheld items
         alone, on every route, as for an incident the case does not hold."""
         return seen_record(self.case, incident_id, self.withheld(user))
+
+    def elements_of(self, user: SignedIn, incident_id: str) -> IncidentMatrix:
+        """The element matrix of the crimes the incident's claims reach, from the claims
+        this user may see. Pattern signals wait for a pattern run (the patterns page)."""
+        incident = seen_incident(self.case, incident_id, self.withheld(user))
+        catalogue = load_catalogue()
+        return element_matrix(incident, catalogue, crimes_in_reach(incident, catalogue))
 
     def seen_then(self, user: SignedIn, incident_id: str, act: Callable[[], T]) -> T:
         """Do ``act`` on an incident only if this user may see it (else NotFound)."""
@@ -363,18 +372,19 @@ class WebApp:
     async def incident(self, request: Request, user: SignedIn) -> Response:
         incident_id = request.path_params["incident_id"]
 
-        def work() -> dict[str, Any]:
+        def work() -> tuple[dict[str, Any], IncidentMatrix]:
             record = self.seen(user, incident_id)
+            matrix = self.elements_of(user, record["id"])
             ids = sorted({int(s["item_id"]) for s in record.get("sources") or []
                           if s.get("item_id") is not None})
             with self.case.session() as session:
                 items = list(session.scalars(select(Item).where(Item.id.in_(ids))))
             log_view(self.case, "web: incident", [item_ref(i) for i in items],
-                     {"incident": incident_id})
-            return record
+                     {"incident": incident_id, "catalogue": matrix.catalogue})
+            return record, matrix
 
         try:
-            record = await self.run(work, actor=user.user)
+            record, matrix = await self.run(work, actor=user.user)
         except NotFound:
             holder = await self.run(lambda: review.merged_into(self.case, incident_id))
             if holder is None:
@@ -382,7 +392,7 @@ class WebApp:
             return RedirectResponse(f"/incidents/{quote(holder, safe='')}?merged_from="
                                     f"{quote(incident_id, safe='')}", status_code=303)
         standing = review_of(record.get("analyst_decisions") or [])
-        return self.page("incident.html", user=user, r=record, review=standing,
+        return self.page("incident.html", user=user, r=record, review=standing, matrix=matrix,
                          moves=moves_open(standing, user.role, user.user),
                          statuses=shipped_workflow().statuses, grades=GRADES,
                          can=lambda permission: permitted(user.role, permission),
