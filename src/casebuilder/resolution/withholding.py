@@ -26,6 +26,7 @@ from casebuilder.resolution.stored import (
     line_within,
     listed,
     stored_incident,
+    stored_incidents,
     stored_record,
 )
 from casebuilder.resolution.summary import Incident
@@ -56,6 +57,15 @@ def without(incident: Incident, withheld: frozenset[int]) -> Incident | None:
     reasons = [r for r in incident.reasons if not any(name in r for name in gone)]
     return Incident(incident.id, kept, reasons, list(incident.decisions),
                     dict(incident.overrides))
+
+
+def seen_incidents(case: Case, withheld: frozenset[int]) -> list[Incident]:
+    """Every incident, with its claims, as the reader may see it (for the pattern analysis);
+    those resting on withheld items alone are left out."""
+    everything = stored_incidents(case)
+    if not withheld:
+        return everything
+    return [seen for seen in (without(i, withheld) for i in everything) if seen is not None]
 
 
 def seen_incident(case: Case, incident_id: str, withheld: frozenset[int]) -> Incident:

@@ -49,6 +49,7 @@ from casebuilder.resolution.stored import ListFilter
 from casebuilder.resolution.withholding import seen_incident, seen_lines, seen_record
 from casebuilder.resolution.workflow import moves_open, review_of, shipped_workflow
 from casebuilder.store.schema import CustodyEvent, Item
+from casebuilder.web.analysis import Analysis
 from casebuilder.web.evidence import Evidence, routes_of
 from casebuilder.web.guard import (
     LOGIN_COOKIE,
@@ -89,6 +90,7 @@ class WebApp:
         self.permissions: dict[str, str | None] = {}
         self._basemap: bytes | None = None
         self.evidence = Evidence(self)
+        self.analysis = Analysis(self)
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -184,6 +186,12 @@ class WebApp:
                   methods=["GET"], name="incidents"),
             Route("/map", g("map", "view_incidents", self.map_page), methods=["GET"],
                   name="map"),
+            Route("/patterns", g("patterns", "view_incidents", self.analysis.patterns),
+                  methods=["GET"], name="patterns"),
+            Route("/verify", g("verify_page", "verify_case", self.analysis.verify_page),
+                  methods=["GET"], name="verify_page"),
+            Route("/verify", g("verify", "verify_case", self.analysis.verify),
+                  methods=["POST"], name="verify"),
             Route("/duplicates", g("duplicates", "view_incidents", self.duplicates),
                   methods=["GET"], name="duplicates"),
             Route("/duplicates/dismiss", g("dismiss", "change_incidents", self.dismiss),
