@@ -20,6 +20,10 @@ EXPECTED = {
     ("GET", "map"): ALL,
     ("GET", "duplicates"): ALL,
     ("GET", "patterns"): ALL,
+    ("GET", "download"): ALL,
+    ("GET", "exports"): {"legal", "administrator"},
+    ("POST", "report"): {"legal", "administrator"},
+    ("POST", "bundle"): {"legal", "administrator"},
     ("GET", "verify_page"): {"reviewer", "legal", "administrator"},
     # a verification needs no reason: permitted roles get its report
     ("POST", "verify"): {"reviewer", "legal", "administrator"},
@@ -137,6 +141,7 @@ def test_each_role_reaches_exactly_what_the_table_gives_it(web_case, incident, e
             if method == "POST" and name not in RUNS:  # refused by the decision, not the door
                 assert "reason is required" in response.text or \
                     "a reason is required to see" in response.text or \
+                    "a reason is required: say for whom" in response.text or \
                     "needs the permission review_incidents, which a legal lacks" in response.text
         else:
             assert response.status_code == 403, (role, path, response.status_code)

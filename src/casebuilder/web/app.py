@@ -51,6 +51,7 @@ from casebuilder.resolution.workflow import moves_open, review_of, shipped_workf
 from casebuilder.store.schema import CustodyEvent, Item
 from casebuilder.web.analysis import Analysis
 from casebuilder.web.evidence import Evidence, routes_of
+from casebuilder.web.exports import Exports
 from casebuilder.web.guard import (
     LOGIN_COOKIE,
     SESSION_COOKIE,
@@ -91,6 +92,7 @@ class WebApp:
         self._basemap: bytes | None = None
         self.evidence = Evidence(self)
         self.analysis = Analysis(self)
+        self.exports = Exports(self)
 
     # -- plumbing -------------------------------------------------------------------------
 
@@ -192,6 +194,15 @@ class WebApp:
                   methods=["GET"], name="verify_page"),
             Route("/verify", g("verify", "verify_case", self.analysis.verify),
                   methods=["POST"], name="verify"),
+            Route("/items/{item_id:int}/file", g("download", "view_evidence",
+                                                 self.exports.download),
+                  methods=["GET"], name="download"),
+            Route("/exports", g("exports", "make_reports", self.exports.page),
+                  methods=["GET"], name="exports"),
+            Route("/reports", g("report", "make_reports", self.exports.report),
+                  methods=["POST"], name="report"),
+            Route("/bundles", g("bundle", "make_bundles", self.exports.bundle),
+                  methods=["POST"], name="bundle"),
             Route("/duplicates", g("duplicates", "view_incidents", self.duplicates),
                   methods=["GET"], name="duplicates"),
             Route("/duplicates/dismiss", g("dismiss", "change_incidents", self.dismiss),

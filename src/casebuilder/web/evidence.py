@@ -84,7 +84,7 @@ class Evidence:
         self._revealed: set[tuple[str, int]] = set()
         self._pages: dict[tuple[str, int], bytes] = {}  # PDF page images made, by sha256
 
-    def _item(self, user: SignedIn, item_id: int) -> Item:
+    def item_for(self, user: SignedIn, item_id: int) -> Item:
         """The item, or NotFound for one the case does not hold or this user may not see."""
         with self.web.case.session() as session:
             item = session.get(Item, item_id)
@@ -94,7 +94,7 @@ class Evidence:
             raise NotFound(f"no item {item_id} in this case")
         return item
 
-    def _bytes(self, item: Item) -> bytes:
+    def bytes_of(self, item: Item) -> bytes:
         with self.web.case.storage.open(item.sha256) as fh:
             return fh.read()
 
@@ -135,7 +135,7 @@ class Evidence:
         item_id = int(request.path_params["item_id"])
 
         def work() -> Shown:
-            item = self._item(user, item_id)
+            item = self.item_for(user, item_id)
             withheld = self.web.withheld(user)
             with self.web.case.session() as session:
                 origins = [{"name": o.name, "relation": o.relation, "received": o.received_at,
@@ -152,7 +152,7 @@ class Evidence:
             pages = 0
             if viewer == "pdf":
                 try:
-                    pages = renditions.pdf_page_count(self._bytes(item))
+                    pages = renditions.pdf_page_count(self.bytes_of(item))
                 except renditions.RenditionError:
                     viewer = "none"
             has_text = text_of(self.web.case, item) is not None
@@ -170,10 +170,10 @@ class Evidence:
         item_id = int(request.path_params["item_id"])
 
         def work() -> str:
-            item = self._item(user, item_id)
+            item = self.item_for(user, item_id)
             if viewer_for(item) != "capture":
                 raise NotFound(f"item {item_id} is not an HTML capture")
-            body = renditions.harmless_html(self._bytes(item))
+            body = renditions.harmless_html(self.bytes_of(item))
             log_view(self.web.case, "web: HTML capture", [item_ref(item)])
             return body
 
@@ -187,12 +187,12 @@ class Evidence:
         number = int(request.path_params["page"])
 
         def work() -> bytes:
-            item = self._item(user, item_id)
+            item = self.item_for(user, item_id)
             key = (item.sha256, number)
             if key not in self._pages:
                 if len(self._pages) > 200:  # a bounded cache of page images
                     self._pages.pop(next(iter(self._pages)))
-                self._pages[key] = renditions.pdf_page_png(self._bytes(item), number)
+                self._pages[key] = renditions.pdf_page_png(self.bytes_of(item), number)
             log_view(self.web.case, "web: PDF page", [item_ref(item)], {"page": number})
             return self._pages[key]
 
@@ -203,8 +203,8 @@ class Evidence:
         revealed = (user.user, item_id) in self._revealed
 
         def work() -> bytes:
-            item = self._item(user, item_id)
-            picture = renditions.picture_png(self._bytes(item), blurred=not revealed)
+            item = self.item_for(user, item_id)
+            picture = renditions.picture_png(self.bytes_of(item), blurred=not revealed)
             log_view(self.web.case, "web: picture", [item_ref(item)], {"blurred": not revealed})
             return picture
 
@@ -230,7 +230,7 @@ class Evidence:
         reason = str(form.get("reason") or "").strip()
 
         def work() -> None:
-            item = self._item(user, item_id)
+            item = self.item_for(user, item_id)
             if not reason:
                 raise RevealRefused("a reason is required to see this picture unblurred")
             log_view(self.web.case, "web: graphic media shown", [item_ref(item)],
