@@ -55,7 +55,8 @@ def _pages(client, case):  # type: ignore[no-untyped-def]
     listed_ids = re.findall(r'href="/incidents/([^"?]+)"', shown[0][1])
     for incident_id in listed_ids:
         shown.append((f"/incidents/{incident_id}", client.get(f"/incidents/{incident_id}").text))
-    for item_id in re.findall(r'href="/items/(\d+)/text', " ".join(t for _, t in shown)):
+    cited = set(re.findall(r'href="/items/(\d+)/text', " ".join(t for _, t in shown)))
+    for item_id in sorted(cited, key=int):
         shown.append((f"/items/{item_id}/text", client.get(f"/items/{item_id}/text").text))
     for address in ("/map", "/map/incidents.geojson", "/map/incidents.geojson?q=Irpin",
                     "/items", "/items?name=witness"):
