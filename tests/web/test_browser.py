@@ -66,6 +66,10 @@ def signed_in_page(browser, server, user):  # type: ignore[no-untyped-def]
     page = browser.new_page(viewport={"width": 1280, "height": 900})
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    # A page breaking its own security policy (an inline script or style, a load from
+    # elsewhere) is reported by the browser on the console: counted as a failure here.
+    page.on("console", lambda m: dialogs.append(m.text)
+            if "Content Security Policy" in m.text or m.type == "error" else None)
     page.goto(f"{server}/incidents")
     assert page.url.endswith("/login")
     page.fill("input[name=name]", user)

@@ -84,3 +84,16 @@ def test_bulk_moves_make_one_decision_each_and_report_what_was_refused(own_case)
         "csrf": csrf_of(client), "move": "start_review", "incidents": chosen,
         "reason": " "}).status_code == 400
     assert review_of  # the states above are read through the workflow
+
+
+def test_the_list_filters_by_claimed_perpetrator_whoever_is_named(own_case):
+    lines = listed(own_case, ListFilter())[0]
+    named = [ln for ln in lines if any("russian" in p.lower()
+                                       for p in ln.get("perpetrator_claimed") or [])]
+    assert 0 < len(named) < len(lines)
+    page = client_for(own_case, "viewer").get("/incidents?perpetrator=Russian")
+    assert f"<small>{len(named)} of " in page.text
+    nobody = client_for(own_case, "viewer").get("/incidents?perpetrator=Ukrainian")
+    expected = sum(1 for ln in lines if any("ukrainian" in p.lower()
+                                            for p in ln.get("perpetrator_claimed") or []))
+    assert f"<small>{expected} of " in nobody.text

@@ -132,7 +132,8 @@ def _graded_sources(incident: Incident, profiles: SourceProfiles) -> list[dict[s
 LINE_FIELDS = ("id", "date_start", "date_end", "date_earliest", "place", "admin1", "precision",
                "categories", "killed_min", "killed_max", "killed_qualifier", "killed_shared_by",
                "injured_min", "injured_max", "injured_qualifier", "injured_shared_by",
-               "weapon", "grade", "independent_sources", "situation", "lat", "lon")
+               "weapon", "grade", "independent_sources", "situation", "lat", "lon",
+               "perpetrator_claimed")
 
 
 def listing_line(record: dict[str, Any]) -> dict[str, Any]:

@@ -293,7 +293,12 @@ class WebApp:
         words = (query.get("q") or "").strip().lower()
         status = query.get("status") or None
         assigned = (query.get("assigned") or "").strip().lower()
+        perpetrator = (query.get("perpetrator") or "").strip().lower()
         lines, total = seen_lines(self.case, chosen, self.withheld(user))
+        if perpetrator:
+            # whoever a source claims did it, whichever side: the same filter for every side
+            lines = [ln for ln in lines if any(perpetrator in str(p).lower()
+                                               for p in ln.get("perpetrator_claimed") or [])]
         if words:
             lines = [ln for ln in lines if words in ln["words"]]
         if status:
@@ -587,7 +592,7 @@ def _int(text: str | None, default: int) -> int:
 def _filters(query: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in query.items() if v and k in
             {"place", "since", "until", "category", "grade", "status", "assigned", "q", "sort",
-             "order", "page"}}
+             "order", "page", "perpetrator"}}
 
 
 def map_features(lines: list[dict[str, Any]]) -> dict[str, Any]:
