@@ -243,7 +243,7 @@ def test_ingested_markup_never_runs_in_the_browser(browser, server, web_home):
 
 def test_screenshots_are_kept_where_the_docs_expect_them():
     docs = Path(__file__).resolve().parents[2] / "docs" / "images"
-    for name in ("web-incidents.png", "web-incident.png"):
+    for name in ("web-incidents.png", "web-incident.png", "web-map.png", "web-evidence.png"):
         assert (docs / name).is_file(), name
 
 
