@@ -242,3 +242,36 @@ def test_the_command_line_restricts_and_lifts_with_a_reason(web_home, tmp_path):
                     home=home)
     assert again.returncode == 0 and "restricted as identity" in again.stdout
     assert run_cli("verify", home=home).returncode == 0
+
+
+def test_ingest_can_restrict_what_it_takes_in_before_anything_is_read_from_it(tmp_path):
+    from casebuilder.preservation.case import open_case
+    from conftest import run_cli
+
+    home = tmp_path / "home"
+    statements = tmp_path / "statements"
+    statements.mkdir()
+    (statements / "w21.txt").write_text("Statement of witness W21: shelling of Izium on 2 "
+                                        "March 2022 killed two civilians.\n", encoding="utf-8")
+    unknown = run_cli("ingest", statements, "--restricted", "secret", "--reason", "x",
+                      home=home)
+    assert unknown.returncode == 2 and "kinds are" in unknown.stderr
+    assert not (home / "objects").exists() or not any((home / "objects").rglob("*.*"))
+    no_reason = run_cli("ingest", statements, "--restricted", "witness_statement", home=home)
+    assert no_reason.returncode == 2 and "--reason" in no_reason.stderr
+    done = run_cli("ingest", statements, "--restricted", "witness_statement", "--reason",
+                   "protects the witness", home=home)
+    assert done.returncode == 0, done.stderr
+    assert "restricted 1 item(s) as witness_statement" in done.stdout
+    case = open_case(home, environ={})
+    try:
+        with case.session() as session:
+            withheld = withheld_items(session)
+            restricted = current_restrictions(session)
+        assert len(restricted) == 1 and len(withheld) >= 1
+        _, total = listed(case, ListFilter())
+        seen, seen_total = seen_lines(case, ListFilter(), withheld)
+        assert total >= 1 and seen == [] and seen_total == 0
+    finally:
+        case.close()
+    assert run_cli("verify", home=home).returncode == 0

@@ -110,10 +110,15 @@ def print_ingest_report(report: IngestReport, home: Path) -> None:
 @click.option("--json", "as_json", is_flag=True,
               help="Print the summary as one JSON object on standard output (the lines meant "
               "for people go to standard error).")
+@click.option("--restricted", "restricted_kind", metavar="KIND",
+              help="Restrict every file taken in to the roles cleared for restricted "
+              "material, as KIND (access.toml [restricted]: witness_statement, identity...), "
+              "before anything is read from it. Needs --reason.")
+@click.option("--reason", "restricted_reason", help="Why the files are restricted.")
 @click.pass_obj
 def ingest_command(
     state: CliState, paths: tuple[Path, ...], show_progress: bool | None, extract: bool,
-    as_json: bool,
+    as_json: bool, restricted_kind: str | None, restricted_reason: str | None,
 ) -> None:
     """Preserve files and folders (recursively) and read what can be read from them.
 
@@ -123,13 +128,14 @@ def ingest_command(
     written, say a full disk: what was stored before it is kept and listed)."""
     from casebuilder.cli.intake_summary import ingest_exit_status, report_stop, summary_json
 
+    restriction = _restriction_asked(restricted_kind, restricted_reason)
     if not as_json:
-        extracted, report = _ingest(state, paths, show_progress, extract)
+        extracted, report = _ingest(state, paths, show_progress, extract, restriction)
         report_stop(report)
         sys.exit(ingest_exit_status(report, extracted=extracted))
     # Standard output carries the JSON alone; what is written for people goes to stderr.
     with contextlib.redirect_stdout(sys.stderr):
-        extracted, report = _ingest(state, paths, show_progress, extract)
+        extracted, report = _ingest(state, paths, show_progress, extract, restriction)
         report_stop(report)
     status = ingest_exit_status(report, extracted=extracted)
     click.echo(json.dumps(summary_json(report, str(state.home), extracted=extracted,
@@ -137,8 +143,28 @@ def ingest_command(
     sys.exit(status)
 
 
+def _restriction_asked(kind: str | None, reason: str | None) -> tuple[str, str] | None:
+    """The (kind, reason) an ingest is to restrict its files as, checked before anything is
+    taken in, or None."""
+    from casebuilder.preservation.access import shipped_access
+    from casebuilder.preservation.restriction import RestrictionError
+
+    if kind is None:
+        if reason:
+            raise RestrictionError("--reason goes with --restricted KIND")
+        return None
+    kinds = shipped_access().restricted
+    if kind not in kinds:
+        raise RestrictionError(f"no kind of restricted material {kind!r}; the kinds are "
+                               f"{', '.join(kinds)} (access.toml)")
+    if not (reason or "").strip():
+        raise RestrictionError("--restricted needs --reason: why these files are restricted")
+    return kind, str(reason)
+
+
 def _ingest(state: CliState, paths: tuple[Path, ...], show_progress: bool | None,
-            extract: bool) -> tuple[bool, IngestReport]:
+            extract: bool, restriction: tuple[str, str] | None = None
+            ) -> tuple[bool, IngestReport]:
     """Ingest, print the summary and extract what is to be extracted; (extraction ran without
     a failure, the ingest report)."""
     from casebuilder.cli.progress import RichIngestProgress, want_progress
@@ -159,6 +185,15 @@ def _ingest(state: CliState, paths: tuple[Path, ...], show_progress: bool | None
             if progress is not None:
                 progress.close()
         print_ingest_report(report, state.home)
+        if restriction is not None:
+            # before anything is extracted or imported from them
+            from casebuilder.preservation.restriction import restrict_item
+
+            restricted = sorted({o.item_id for o in report.outcomes
+                                 if o.item_id is not None and o.relation == "file"})
+            for item_id in restricted:
+                restrict_item(case, item_id, *restriction)
+            click.echo(f"restricted {len(restricted)} item(s) as {restriction[0]}")
         # Only a text or JSON file can be a monitor's event table: a run of photos or videos
         # does not load the importers (a tenth of a second of a large file's ingest).
         from casebuilder.extraction.datasets import DATASET_CARRIERS
