@@ -118,6 +118,17 @@ def web_home(dev_case_home: Path, tmp_path_factory: pytest.TempPathFactory,
 
 
 @pytest.fixture
+def own_case(web_home: Path, tmp_path: Path) -> Iterator[Case]:
+    """A copy of the web case for a test that changes it."""
+    shutil.copytree(web_home, tmp_path / "home")
+    case = open_case(tmp_path / "home", environ={})
+    try:
+        yield case
+    finally:
+        case.close()
+
+
+@pytest.fixture
 def web_case(web_home: Path) -> Iterator[Case]:
     case = open_case(web_home, environ={})
     try:

@@ -4,15 +4,16 @@ action with the user as actor."""
 from __future__ import annotations
 
 import json
-import shutil
 
-import pytest
 from sqlalchemy import select
 
-from casebuilder.preservation.case import open_case
 from casebuilder.store.schema import CustodyEvent
 
-from .conftest import RESTRICTED_WORDS, client_for, csrf_of
+from .conftest import (
+    RESTRICTED_WORDS,
+    client_for,
+    csrf_of,
+)
 
 
 def _last(case):  # type: ignore[no-untyped-def]
@@ -44,26 +45,16 @@ def test_the_pattern_analysis_of_a_reader_not_cleared_leaves_restricted_items_ou
     assert int(counts[1]) - int(counts[0]) == 1  # the incident W18 alone reports
 
 
-@pytest.fixture
-def own_home(web_home, tmp_path):  # type: ignore[no-untyped-def]
-    shutil.copytree(web_home, tmp_path / "home")
-    return tmp_path / "home"
-
-
-def test_verify_from_the_interface_passes_and_is_logged_then_finds_tampering(own_home):
-    case = open_case(own_home, environ={})
-    try:
-        client = client_for(case, "reviewer")
-        assert "Verify now" in client.get("/verify").text
-        page = client.post("/verify", data={"csrf": csrf_of(client)})
-        assert page.status_code == 200 and "Every check passed" in page.text
-        assert "in the custody log with your name" in page.text
-        entry = _last(case)
-        assert entry["action"] == "verify" and entry["actor"] == "reviewer"
-        stored = next(p for p in (own_home / "objects").rglob("*") if p.is_file())
-        stored.chmod(0o644)
-        stored.write_bytes(stored.read_bytes() + b"tampered")
-        page = client.post("/verify", data={"csrf": csrf_of(client)})
-        assert "Every check passed" not in page.text and "problem" in page.text
-    finally:
-        case.close()
+def test_verify_from_the_interface_passes_and_is_logged_then_finds_tampering(own_case):
+    client = client_for(own_case, "reviewer")
+    assert "Verify now" in client.get("/verify").text
+    page = client.post("/verify", data={"csrf": csrf_of(client)})
+    assert page.status_code == 200 and "Every check passed" in page.text
+    assert "in the custody log with your name" in page.text
+    entry = _last(own_case)
+    assert entry["action"] == "verify" and entry["actor"] == "reviewer"
+    stored = next(p for p in (own_case.paths.root / "objects").rglob("*") if p.is_file())
+    stored.chmod(0o644)
+    stored.write_bytes(stored.read_bytes() + b"tampered")
+    page = client.post("/verify", data={"csrf": csrf_of(client)})
+    assert "Every check passed" not in page.text and "problem" in page.text

@@ -5,27 +5,18 @@ from __future__ import annotations
 
 import io
 import json
-import shutil
 import zipfile
 
-import pytest
 from sqlalchemy import select
 
 from casebuilder.preservation.access import shipped_access
-from casebuilder.preservation.case import open_case
 from casebuilder.store.schema import CustodyEvent, Origin
 
-from .conftest import STATEMENTS, client_for, csrf_of
-
-
-@pytest.fixture
-def own_case(web_home, tmp_path):  # type: ignore[no-untyped-def]
-    shutil.copytree(web_home, tmp_path / "home")
-    case = open_case(tmp_path / "home", environ={})
-    try:
-        yield case
-    finally:
-        case.close()
+from .conftest import (
+    STATEMENTS,
+    client_for,
+    csrf_of,
+)
 
 
 def _entries(case, count=8):  # type: ignore[no-untyped-def]

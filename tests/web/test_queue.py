@@ -4,27 +4,16 @@ status changes from the incident list."""
 from __future__ import annotations
 
 import re
-import shutil
 
-import pytest
-
-from casebuilder.preservation.case import open_case
 from casebuilder.resolution import review
 from casebuilder.resolution.duplicates import likely_duplicates
 from casebuilder.resolution.stored import ListFilter, listed
 from casebuilder.resolution.workflow import review_of
 
-from .conftest import client_for, csrf_of
-
-
-@pytest.fixture
-def own_case(web_home, tmp_path):  # type: ignore[no-untyped-def]
-    shutil.copytree(web_home, tmp_path / "home")
-    case = open_case(tmp_path / "home", environ={})
-    try:
-        yield case
-    finally:
-        case.close()
+from .conftest import (
+    client_for,
+    csrf_of,
+)
 
 
 def _pairs(case):  # type: ignore[no-untyped-def]

@@ -1589,6 +1589,16 @@ def _check_decisions(
 # -- intake failures and the case itself ---------------------------------------------------------
 
 
+def _entry_recording(entries: dict[int, dict[str, Any]], seq: int, action: str, subject: str,
+                     what: str, report: VerificationReport) -> dict[str, Any] | None:
+    """The log entry a row names, if it records ``action``; else the failure is reported."""
+    entry = entries.get(seq)
+    if entry is None or _action(entry) != action:
+        report.fail(subject, f"names log entry {seq}, which records no {what}")
+        return None
+    return entry
+
+
 def _check_intake_failures(
     failures: list[IntakeFailure],
     entries: dict[int, dict[str, Any]],
@@ -1597,9 +1607,9 @@ def _check_intake_failures(
     for row in failures:
         subject = f"intake failure {row.id}"
         seq = row.entry_seq
-        entry = entries.get(seq)
-        if entry is None or _action(entry) != "intake-failed":
-            report.fail(subject, f"names log entry {seq}, which records no intake failure")
+        entry = _entry_recording(entries, seq, "intake-failed", subject, "intake failure",
+                                 report)
+        if entry is None:
             continue
         details = _details(entry)
         _differs(report, subject, "reason", row.reason, details.get("reason"), seq)
@@ -1627,9 +1637,8 @@ def _check_restrictions(
     for row in restrictions:
         subject = f"restriction {row.id} of item {row.item_id}"
         seq = row.entry_seq
-        entry = entries.get(seq)
-        if entry is None or _action(entry) != "restrict":
-            report.fail(subject, f"names log entry {seq}, which records no restriction")
+        entry = _entry_recording(entries, seq, "restrict", subject, "restriction", report)
+        if entry is None:
             continue
         details = _details(entry)
         named = [i.get("id") for i in entry.get("items") or [] if isinstance(i, dict)]
@@ -1662,9 +1671,9 @@ def _check_extraction_failures(
     for row in failures:
         subject = f"extraction failure {row.id} of item {row.item_id}"
         seq = row.entry_seq
-        entry = entries.get(seq)
-        if entry is None or _action(entry) != "extract-failed":
-            report.fail(subject, f"names log entry {seq}, which records no extraction failure")
+        entry = _entry_recording(entries, seq, "extract-failed", subject,
+                                 "extraction failure", report)
+        if entry is None:
             continue
         details = _details(entry)
         _differs(report, subject, "item", row.item_id,

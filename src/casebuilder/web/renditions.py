@@ -10,6 +10,9 @@ from __future__ import annotations
 
 import io
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
 
 import nh3
 from PIL import Image, ImageFilter
@@ -50,7 +53,9 @@ def harmless_html(data: bytes) -> str:
 _PDFIUM = threading.Lock()
 
 
-def pdf_page_count(data: bytes) -> int:
+@contextmanager
+def _pdf(data: bytes) -> Iterator[Any]:
+    """The PDF opened by pdfium, one thread at a time, closed after."""
     import pypdfium2
 
     with _PDFIUM:
@@ -59,29 +64,24 @@ def pdf_page_count(data: bytes) -> int:
         except pypdfium2.PdfiumError as exc:
             raise RenditionError(f"not a PDF pdfium can read: {exc}") from exc
         try:
-            return len(document)
+            yield document
         finally:
             document.close()
+
+
+def pdf_page_count(data: bytes) -> int:
+    with _pdf(data) as document:
+        return len(document)
 
 
 def pdf_page_png(data: bytes, number: int) -> bytes:
     """Page ``number`` (from 1) of a PDF as a PNG at most PAGE_WIDTH wide."""
-    import pypdfium2
-
-    with _PDFIUM:
-        try:
-            document = pypdfium2.PdfDocument(data)
-        except pypdfium2.PdfiumError as exc:
-            raise RenditionError(f"not a PDF pdfium can read: {exc}") from exc
-        try:
-            if not 1 <= number <= len(document):
-                raise RenditionError(f"no page {number}: the PDF has {len(document)}")
-            page = document[number - 1]
-            width = page.get_width() or 1
-            scale = min(2.0, PAGE_WIDTH / width)
-            image = page.render(scale=scale).to_pil()
-        finally:
-            document.close()
+    with _pdf(data) as document:
+        if not 1 <= number <= len(document):
+            raise RenditionError(f"no page {number}: the PDF has {len(document)}")
+        page = document[number - 1]
+        scale = min(2.0, PAGE_WIDTH / (page.get_width() or 1))
+        image = page.render(scale=scale).to_pil()
     out = io.BytesIO()
     image.save(out, format="PNG", optimize=True)
     return out.getvalue()
