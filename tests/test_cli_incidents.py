@@ -90,6 +90,19 @@ def test_incidents_table_filters(dev_case_copy):
     assert "Kramatorsk" in contested.stdout
 
 
+def test_incidents_within_km_of_a_point(dev_case_copy):
+    near = run_cli("incidents", "--near", "48.7386,37.5844", "--km", "5", "--json",
+                   home=dev_case_copy)
+    assert near.returncode == 0, near.stderr
+    places = {i["place"] for i in json.loads(near.stdout)["incidents"]}
+    assert places and all("Kramatorsk" in p for p in places)  # Sloviansk is 12 km away
+    wide = run_cli("incidents", "--near", "48.7386,37.5844", "--km", "15", "--json",
+                   home=dev_case_copy)
+    assert "Sloviansk" in {i["place"] for i in json.loads(wide.stdout)["incidents"]}
+    wrong = run_cli("incidents", "--near", "north of Kramatorsk", home=dev_case_copy)
+    assert wrong.returncode == 2 and "latitude, longitude" in wrong.stderr
+
+
 def _incident_ids(home):
     out = run_cli("export", "incidents", "--format", "json", "-o", home / "x.json", home=home)
     assert out.returncode == 0

@@ -56,6 +56,9 @@ def warn_unapplied(case: Case) -> None:
 @click.option("--category", type=click.Choice(CATEGORIES),
               help="Only incidents of this category.")
 @click.option("--grade", type=click.Choice(GRADES), help="Only incidents of this grade.")
+@click.option("--near", metavar="LAT,LON",
+              help="Only incidents within --km of this point (degrees).")
+@click.option("--km", type=float, help="The distance for --near (default 10).")
 @click.option("--json", "as_json", is_flag=True, help="Print the chosen incidents as JSON.")
 @click.pass_context
 def incidents_command(
@@ -65,6 +68,8 @@ def incidents_command(
     until: Any,
     category: str | None,
     grade: str | None,
+    near: str | None,
+    km: float | None,
     as_json: bool,
 ) -> None:
     """List the case's incidents as a table (the listing is logged as a view), read from the
@@ -74,19 +79,21 @@ def incidents_command(
 
     from casebuilder.preservation.reads import log_view
     from casebuilder.resolution.stored import ListFilter, listed
+    from casebuilder.store.spatial import Near
 
     if context.invoked_subcommand is not None:
         return
     state: CliState = context.obj
     chosen_by = ListFilter(place=place, since=since.date() if since else None,
                            until=until.date() if until else None, category=category,
-                           grade=grade)
+                           grade=grade, near=Near.parse(near, km) if near else None)
     with opened_case(state, create=False) as case:
         chosen, total = listed(case, chosen_by, whole=as_json)
         warn_unapplied(case)
         filters = {"place": place, "from": since.date().isoformat() if since else None,
                    "to": until.date().isoformat() if until else None, "category": category,
-                   "grade": grade}
+                   "grade": grade, "near": near,
+                   "km": str(km) if near and km is not None else None}  # the log holds no floats
         log_view(case, "incident list", details={
             "filters": {k: v for k, v in filters.items() if v is not None}})
     if as_json:

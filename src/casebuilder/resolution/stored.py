@@ -49,6 +49,7 @@ from casebuilder.resolution.profiles import load_profiles
 from casebuilder.resolution.records import MentionRecord, load_mentions
 from casebuilder.resolution.summary import Incident
 from casebuilder.store import schema
+from casebuilder.store.spatial import Near, within
 
 ROWS_PER_STATEMENT = 500  # rows per IN (...) list or insert: well inside every database's limits
 
@@ -487,7 +488,8 @@ def _write_incidents(session: Session, settled: Sequence[Settled],
         "date_to": record["date_end"],
         "place": f"{record['place']} {record['admin1']}".lower(),
         "categories": " " + " ".join(record["categories"]) + " ",
-        "grade": record["grade"], "reasons": s.reasons, "decisions": s.decisions,
+        "grade": record["grade"], "lat": record.get("lat"), "lon": record.get("lon"),
+        "reasons": s.reasons, "decisions": s.decisions,
         "overrides": s.overrides, "record": record, "line": listing_line(record)}
         for s, record in zip(settled, records, strict=True)]
     for chunk in _chunks(rows):
@@ -574,6 +576,7 @@ class ListFilter:
     until: date | None = None
     category: str | None = None
     grade: str | None = None
+    near: Near | None = None  # within km of a point (store/spatial.py)
 
 
 def listed(case: Case, chosen: ListFilter, *, whole: bool = False
@@ -602,11 +605,18 @@ def listed_in(session: Session, chosen: ListFilter, *, whole: bool = False
         query = query.where(i.grade == chosen.grade)
     if chosen.until:
         query = query.where(or_(i.date_from.is_(None), i.date_from <= chosen.until.isoformat()))
+    exact = True
+    if chosen.near:
+        condition, exact = within(session, chosen.near)
+        query = query.where(condition)
     total = _count_incidents(session)
     out = []
     for r in session.execute(query.order_by(i.first_report, i.id)).scalars():
-        if line_within(r, chosen.since, chosen.until):
-            out.append(r)
+        if not line_within(r, chosen.since, chosen.until):
+            continue
+        if not exact and chosen.near and not chosen.near.holds(r.get("lat"), r.get("lon")):
+            continue
+        out.append(r)
     return out, total
 
 

@@ -127,6 +127,8 @@ def passes(line: dict[str, Any], chosen: ListFilter) -> bool:
         return False
     if chosen.grade and line.get("grade") != chosen.grade:
         return False
+    if chosen.near and not chosen.near.holds(line.get("lat"), line.get("lon")):
+        return False
     return line_within(line, chosen.since, chosen.until)
 
 

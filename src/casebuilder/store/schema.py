@@ -364,6 +364,9 @@ class StoredIncident(Base):
     place: Mapped[str] = mapped_column(Text)  # place and region, lower case, for --place
     categories: Mapped[str] = mapped_column(Text)  # " explosive_attack killing "
     grade: Mapped[str] = mapped_column(String(20), index=True)
+    # the point a map draws it at, for "within km of" (store/spatial.py)
+    lat: Mapped[float | None] = mapped_column(index=True)
+    lon: Mapped[float | None] = mapped_column()
     reasons: Mapped[list[str]] = mapped_column(JSON)
     decisions: Mapped[list[Any]] = mapped_column(JSON)
     overrides: Mapped[dict[str, Any]] = mapped_column(JSON)

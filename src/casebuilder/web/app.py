@@ -49,6 +49,7 @@ from casebuilder.resolution.stored import ListFilter
 from casebuilder.resolution.withholding import seen_incident, seen_lines, seen_record
 from casebuilder.resolution.workflow import moves_open, review_of, shipped_workflow
 from casebuilder.store.schema import CustodyEvent, Item
+from casebuilder.store.spatial import Near
 from casebuilder.web.analysis import Analysis
 from casebuilder.web.evidence import Evidence, routes_of
 from casebuilder.web.exports import Exports
@@ -289,7 +290,8 @@ class WebApp:
         chosen = ListFilter(place=query.get("place") or None,
                             since=_day(query.get("since")), until=_day(query.get("until")),
                             category=query.get("category") or None,
-                            grade=query.get("grade") or None)
+                            grade=query.get("grade") or None,
+                            near=_near(query.get("near"), query.get("km")))
         words = (query.get("q") or "").strip().lower()
         status = query.get("status") or None
         assigned = (query.get("assigned") or "").strip().lower()
@@ -582,6 +584,10 @@ def _day(text: str | None) -> date | None:
         return None
 
 
+def _near(point: str | None, km: str | None) -> Near | None:
+    return Near.parse(point, km) if point else None
+
+
 def _int(text: str | None, default: int) -> int:
     try:
         return int(text) if text else default
@@ -592,7 +598,7 @@ def _int(text: str | None, default: int) -> int:
 def _filters(query: Mapping[str, str]) -> dict[str, str]:
     return {k: v for k, v in query.items() if v and k in
             {"place", "since", "until", "category", "grade", "status", "assigned", "q", "sort",
-             "order", "page", "perpetrator"}}
+             "order", "page", "perpetrator", "near", "km"}}
 
 
 def map_features(lines: list[dict[str, Any]]) -> dict[str, Any]:
