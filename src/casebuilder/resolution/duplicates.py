@@ -17,16 +17,19 @@ from datetime import date
 from typing import Any
 
 from casebuilder.gazetteer.geo import distance_km
+from casebuilder.model.terms import GRADES
+from casebuilder.resolution.workflow import shipped_workflow
 
 #: How far apart two incidents may be and still be offered: kilometres and days.
 NEAR_KM = 25.0
 NEAR_DAYS = 3
 #: The weight of each closeness in the score (they add up to 1).
 WEIGHTS = {"place": 0.4, "time": 0.3, "words": 0.3}
-#: Words of a line that say nothing about which attack it is.
-PLAIN_WORDS = frozenset({"none", "true", "false", "weak", "fair", "confirmed", "contested",
-                         "discounted", "new", "in_review", "reviewed", "settlement", "city",
-                         "region", "country", "exact", "day", "month", "year"})
+#: Words of a line that say nothing about which attack it is: grades, review statuses and
+#: the words of precision.
+PLAIN_WORDS = frozenset({*GRADES, *shipped_workflow().statuses, "none", "true", "false",
+                         "settlement", "city", "region", "country", "exact", "day", "month",
+                         "year"})
 
 
 @dataclass(frozen=True)
