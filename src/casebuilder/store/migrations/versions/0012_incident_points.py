@@ -18,8 +18,8 @@ depends_on = None
 
 def upgrade() -> None:
     with op.batch_alter_table("stored_incidents", schema=None) as batch_op:
-        batch_op.add_column(sa.Column("lat", sa.Float(), nullable=True))
-        batch_op.add_column(sa.Column("lon", sa.Float(), nullable=True))
+        batch_op.add_column(sa.Column("lat", sa.Double(), nullable=True))
+        batch_op.add_column(sa.Column("lon", sa.Double(), nullable=True))
         batch_op.create_index(batch_op.f("ix_stored_incidents_lat"), ["lat"], unique=False)
     # The stored points are filled by the next refresh: the listing code changed, so the
     # stored incidents are rebuilt (resolution/stored.py rules_digest).
