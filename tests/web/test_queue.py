@@ -86,3 +86,18 @@ def test_the_list_filters_by_claimed_perpetrator_whoever_is_named(own_case):
     expected = sum(1 for ln in lines if any("ukrainian" in p.lower()
                                             for p in ln.get("perpetrator_claimed") or []))
     assert f"<small>{expected} of " in nobody.text
+
+
+def test_an_edit_from_the_incident_page_overrides_the_value_and_keeps_the_claims(own_case):
+    line = listed(own_case, ListFilter())[0][0]
+    client = client_for(own_case, "analyst")
+    wrong = client.post(f"/incidents/{line['id']}/change", data={
+        "csrf": csrf_of(client), "action": "edit", "field": "killed_best", "value": "many",
+        "reason": "the latest figure"})
+    assert wrong.status_code == 400 and "a number or low-high" in wrong.text
+    done = client.post(f"/incidents/{line['id']}/change", follow_redirects=False, data={
+        "csrf": csrf_of(client), "action": "edit", "field": "killed_best", "value": "7-9",
+        "reason": "the prosecutor's office's latest figure"})
+    assert done.status_code == 303
+    page = client.get(done.headers["location"]).text
+    assert "edit: killed_best" in page and "the prosecutor&#39;s office&#39;s latest" in page

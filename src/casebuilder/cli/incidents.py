@@ -365,28 +365,10 @@ def incident_undo(state: CliState, decision_id: int, reason: str) -> None:
 @click.pass_obj
 def incident_edit(state: CliState, incident_id: str, assignment: str, reason: str) -> None:
     """Override one value of an incident (the sources' claims are kept)."""
-    field, _, raw = assignment.partition("=")
-    value: Any = raw
-    if field == "categories":
-        value = [c.strip() for c in raw.split(",") if c.strip()]
-    elif field in {"killed_best", "injured_best"}:
-        low, _, high = raw.partition("-")
-        try:
-            value = {"low": int(low), "high": int(high or low), "text": raw}
-        except ValueError as exc:
-            raise click.BadParameter(f"{field} takes a number or low-high") from exc
-    elif field == "place":
-        try:
-            value = json.loads(raw)
-        except json.JSONDecodeError as exc:
-            raise click.BadParameter("place takes a JSON object with name, lat, lon") from exc
-    elif field == "date":
-        from casebuilder.model.partial_date import PartialDate
+    from casebuilder.resolution.decisions import edit_value
 
-        try:
-            PartialDate.parse_iso(raw)
-        except ValueError as exc:
-            raise click.BadParameter(f"not an ISO date or range: {raw}") from exc
+    field, _, raw = assignment.partition("=")
+    value = edit_value(field, raw)
     _decide(state, "edit", incident_id, {"field": field, "value": value}, reason)
 
 

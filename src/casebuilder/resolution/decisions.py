@@ -15,6 +15,7 @@ reason, and an undo can itself be undone. Only decisions in force are applied.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, TypeGuard
@@ -85,6 +86,33 @@ def record_decision(case: Case, action: str, incident_id: str, payload: dict[str
         decision = Decision(row.id, action, incident_id, payload, reason, tx.actor, tx.last_time)
     case.checkpoint()
     return decision
+
+
+def edit_value(field: str, raw: str) -> Any:
+    """An edited value as a person types it (command line, web form) made what an ``edit``
+    decision holds: categories comma-separated, a figure as a number or low-high, a place as
+    a JSON object, a date in ISO form; checked by :func:`check_edit` when recorded."""
+    if field == "categories":
+        return [c.strip() for c in raw.split(",") if c.strip()]
+    if field in {"killed_best", "injured_best"}:
+        low, _, high = raw.partition("-")
+        try:
+            return {"low": int(low), "high": int(high or low), "text": raw}
+        except ValueError as exc:
+            raise DecisionError(f"{field} takes a number or low-high, not {raw!r}") from exc
+    if field == "place":
+        try:
+            return json.loads(raw)
+        except json.JSONDecodeError as exc:
+            raise DecisionError("place takes a JSON object with name, lat, lon") from exc
+    if field == "date":
+        from casebuilder.model.partial_date import PartialDate
+
+        try:
+            PartialDate.parse_iso(raw)
+        except ValueError as exc:
+            raise DecisionError(f"not an ISO date or range: {raw}") from exc
+    return raw
 
 
 def check_edit(field: Any, value: Any) -> None:

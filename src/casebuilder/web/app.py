@@ -43,7 +43,13 @@ from casebuilder.preservation.reads import log_view, text_of
 from casebuilder.preservation.restriction import withheld_items
 from casebuilder.reporting.maps.basemap import basemap_geojson, load_basemap
 from casebuilder.resolution import review
-from casebuilder.resolution.decisions import Decision, DecisionError, require_reason
+from casebuilder.resolution.decisions import (
+    EDITABLE,
+    Decision,
+    DecisionError,
+    edit_value,
+    require_reason,
+)
 from casebuilder.resolution.duplicates import likely_duplicates
 from casebuilder.resolution.stored import ListFilter
 from casebuilder.resolution.withholding import seen_incident, seen_lines, seen_record
@@ -419,6 +425,7 @@ class WebApp:
                                     f"{quote(incident_id, safe='')}", status_code=303)
         standing = review_of(record.get("analyst_decisions") or [])
         return self.page("incident.html", user=user, r=record, review=standing, matrix=matrix,
+                         editable=EDITABLE,
                          moves=moves_open(standing, user.role, user.user),
                          statuses=shipped_workflow().statuses, grades=GRADES,
                          can=lambda permission: permitted(user.role, permission),
@@ -446,6 +453,9 @@ class WebApp:
             payload = {"documents": [str(v) for v in form.getlist("documents")]}
         elif action == "grade":
             payload = {"grade": _field(form, "grade")}
+        elif action == "edit":
+            field = _field(form, "field")
+            payload = {"field": field, "value": edit_value(field, _field(form, "value"))}
         else:
             raise DecisionError(f"the web interface cannot {action!r} an incident")
         incident_id = request.path_params["incident_id"]
