@@ -69,9 +69,31 @@ def tiny_pdf(pages: int) -> bytes:
     return out
 
 
+def tiny_video() -> bytes:
+    """Five frames of MPEG-4 video, made by PyAV: a dark shape on a light ground."""
+    import io
+
+    import av
+    from PIL import Image, ImageDraw
+
+    out = io.BytesIO()
+    with av.open(out, "w", format="mp4") as container:
+        stream = container.add_stream("mpeg4", rate=5)
+        stream.width, stream.height, stream.pix_fmt = 240, 160, "yuv420p"
+        for n in range(5):
+            frame = Image.new("RGB", (240, 160), "white")
+            ImageDraw.Draw(frame).rectangle((40 + 10 * n, 40, 140 + 10 * n, 120), fill="black")
+            for packet in stream.encode(av.VideoFrame.from_image(frame)):
+                container.mux(packet)
+        for packet in stream.encode():
+            container.mux(packet)
+    return out.getvalue()
+
+
 #: Files of each kind the evidence viewer shows, by name.
 EXHIBITS = {"market-capture.html": HOSTILE_CAPTURE.encode(), "two-pages.pdf": tiny_pdf(2)}
 PICTURE = "crater.png"
+VIDEO = "street.mp4"
 
 #: Words of the statements that nothing else in the case holds.
 RESTRICTED_WORDS = ("Zirkovska", "Zalizniak", "witness-statement-W1", "Statement of witness")
@@ -97,6 +119,7 @@ def web_home(dev_case_home: Path, tmp_path_factory: pytest.TempPathFactory,
     picture = Image.new("RGB", (240, 160), "white")
     ImageDraw.Draw(picture).ellipse((60, 30, 180, 130), fill="darkred")
     picture.save(hostile / PICTURE)
+    (hostile / VIDEO).write_bytes(tiny_video())
     statements = home.parent / "statements"
     statements.mkdir()
     for name, text in STATEMENTS.items():

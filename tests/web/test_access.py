@@ -38,6 +38,7 @@ EXPECTED = {
     ("GET", "capture"): ALL,
     ("GET", "pdf_page"): ALL,
     ("GET", "picture"): ALL,
+    ("GET", "poster"): ALL,
     # asked without a reason (400 for those who may), so nothing is shown by this test
     ("POST", "reveal"): ALL,
     ("GET", "custody"): ALL - {"viewer"},
@@ -69,7 +70,7 @@ def routes(app):  # type: ignore[no-untyped-def]
 #: The exhibit each evidence route is asked about (web/conftest.py EXHIBITS, PICTURE); the
 #: other item routes are asked about the text an incident cites.
 EXHIBIT_OF = {"capture": "market-capture.html", "pdf_page": "two-pages.pdf",
-              "picture": "crater.png", "reveal": "crater.png"}
+              "picture": "crater.png", "reveal": "crater.png", "poster": "street.mp4"}
 
 
 def concrete(path: str, incident: tuple[str, int], name: str = "",

@@ -13,7 +13,7 @@ from sqlalchemy import select
 
 from casebuilder.store.schema import CustodyEvent, Origin
 
-from .conftest import EXHIBITS, PICTURE, STATEMENTS, client_for, csrf_of
+from .conftest import EXHIBITS, PICTURE, STATEMENTS, VIDEO, client_for, csrf_of
 
 
 def _ids(case):  # type: ignore[no-untyped-def]
@@ -130,3 +130,18 @@ def test_searching_the_texts_finds_the_words_and_never_a_restricted_text(web_cas
     assert "witness-statement-W17.txt" in legal and "<small>1 item " in legal
     # the engine's own syntax is only words: no error, no column or operator
     assert viewer.get('/search?q="market" OR body:NEAR(x').status_code == 200
+
+
+def test_a_video_shows_its_first_frame_blurred_until_a_reason_is_given(own_case):
+    client = client_for(own_case, "analyst")
+    item_id = _ids(own_case)[VIDEO]
+    page = client.get(f"/items/{item_id}")
+    assert "The video&#39;s first frame" in page.text or "The video's first frame" in page.text
+    assert f'src="/items/{item_id}/poster.png"' in page.text
+    blurred = client.get(f"/items/{item_id}/poster.png")
+    assert blurred.headers["content-type"] == "image/png"
+    assert client.post(f"/items/{item_id}/reveal", follow_redirects=False, data={
+        "csrf": csrf_of(client), "reason": "to read the shop sign"}).status_code == 303
+    sharp = client.get(f"/items/{item_id}/poster.png").content
+    assert _sharpness(sharp) > 2 * _sharpness(blurred.content)
+    assert Image.open(io.BytesIO(sharp)).size == (240, 160)

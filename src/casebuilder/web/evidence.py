@@ -56,7 +56,7 @@ class Shown:
     names: list[str]
     origins: list[dict[str, Any]]
     made: list[dict[str, Any]]  # derived items: kind, tool, id
-    viewer: str  # "text" | "capture" | "pdf" | "picture" | "none"
+    viewer: str  # "text" | "capture" | "pdf" | "picture" | "video" | "none"
     pages: int
     has_text: bool
     restriction: str | None  # the kind it is restricted as (cleared readers only)
@@ -70,6 +70,8 @@ def viewer_for(item: Item) -> str:
         return "pdf"
     if media.startswith("image/") and media != "image/svg+xml":
         return "picture"
+    if media.startswith("video/"):
+        return "video"
     if media.startswith("text/"):
         return "text"
     return "none"
@@ -199,14 +201,23 @@ class Evidence:
         return Response(await self.web.run(work, actor=user.user), media_type="image/png")
 
     async def picture(self, request: Request, user: SignedIn) -> Response:
+        return await self._shown(request, user, "web: picture", renditions.picture_png)
+
+    async def poster(self, request: Request, user: SignedIn) -> Response:
+        return await self._shown(request, user, "web: video poster",
+                                 renditions.video_poster_png)
+
+    async def _shown(self, request: Request, user: SignedIn, what: str,
+                     rendition: Callable[..., bytes]) -> Response:
+        """A picture or a video's poster, blurred until this person gave a reason."""
         item_id = int(request.path_params["item_id"])
         revealed = (user.user, item_id) in self._revealed
 
         def work() -> bytes:
             item = self.item_for(user, item_id)
-            picture = renditions.picture_png(self.bytes_of(item), blurred=not revealed)
-            log_view(self.web.case, "web: picture", [item_ref(item)], {"blurred": not revealed})
-            return picture
+            shown = rendition(self.bytes_of(item), blurred=not revealed)
+            log_view(self.web.case, what, [item_ref(item)], {"blurred": not revealed})
+            return shown
 
         return Response(await self.web.run(work, actor=user.user), media_type="image/png")
 
@@ -232,7 +243,7 @@ class Evidence:
         def work() -> None:
             item = self.item_for(user, item_id)
             if not reason:
-                raise RevealRefused("a reason is required to see this picture unblurred")
+                raise RevealRefused("a reason is required to see this unblurred")
             log_view(self.web.case, "web: graphic media shown", [item_ref(item)],
                      {"reason": reason})
 
@@ -256,6 +267,8 @@ def routes_of(evidence: Evidence, guarded: Callable[[str, str, Callable[
         "picture": ("GET", "/items/{item_id:int}/picture.png",
                     g("picture", "view_evidence", evidence.picture)),
         "search": ("GET", "/search", g("search", "view_evidence", evidence.search)),
+        "poster": ("GET", "/items/{item_id:int}/poster.png",
+                   g("poster", "view_evidence", evidence.poster)),
         "reveal": ("POST", "/items/{item_id:int}/reveal",
                    g("reveal", "view_evidence", evidence.reveal)),
     }

@@ -1,5 +1,6 @@
 """What the evidence viewer shows of a stored item in place of its bytes: an HTML capture made
-harmless, a PDF page as an image, a picture blurred until someone asks to see it.
+harmless, a PDF page as an image, a picture or a video's poster frame blurred until someone
+asks to see it.
 
 Place in the flow: the web front end only. These are renditions for a screen, made on request
 from the stored original and never stored (nothing here is evidence, and the original is
@@ -96,6 +97,25 @@ def picture_png(data: bytes, *, blurred: bool) -> bytes:
             image = opened.convert("RGB")
     except (OSError, ValueError, Image.DecompressionBombError) as exc:
         raise RenditionError(f"not a picture Pillow can read: {exc}") from exc
+    return _png(image, blurred=blurred)
+
+
+def video_poster_png(data: bytes, *, blurred: bool) -> bytes:
+    """A video's poster: its first frame that decodes, as :func:`picture_png` shows a
+    picture (FFmpeg's decoders, through PyAV's wheel: nothing to install)."""
+    import av
+
+    try:
+        with av.open(io.BytesIO(data), mode="r") as container:
+            for frame in container.decode(video=0):
+                image: Image.Image = frame.to_image()  # type: ignore[no-untyped-call]
+                return _png(image.convert("RGB"), blurred=blurred)
+    except (av.FFmpegError, ValueError, IndexError) as exc:
+        raise RenditionError(f"no frame of this video can be decoded: {exc}") from exc
+    raise RenditionError("the video holds no frame")
+
+
+def _png(image: Image.Image, *, blurred: bool) -> bytes:
     image.thumbnail((PAGE_WIDTH, PAGE_WIDTH))
     if blurred:
         # shrunk, blurred and grown again: shapes and colours, no face, wound or name
