@@ -97,6 +97,7 @@ def test_an_analyst_reads_an_incident_and_the_log_names_them(browser, server):
     page.wait_for_load_state()
     assert page.locator("h2", has_text="Sources and their words").count() == 1
     assert page.locator("h2", has_text="Legal elements").count() == 1
+    assert page.locator(".narrative p a").count() >= 1  # each sentence links to its words
     assert page.locator("table.elements tbody tr").count() >= 1
     shot(page, "incident")
     shot(page, "incident-whole", full_page=True)

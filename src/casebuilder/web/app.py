@@ -41,6 +41,7 @@ from casebuilder.preservation.case import Case
 from casebuilder.preservation.items import item_ref
 from casebuilder.preservation.reads import log_view, text_of
 from casebuilder.preservation.restriction import withheld_items
+from casebuilder.reporting.casefile.incident_report import Account, accounts_of
 from casebuilder.reporting.maps.basemap import basemap_geojson, load_basemap
 from casebuilder.resolution import review
 from casebuilder.resolution.decisions import (
@@ -140,12 +141,14 @@ class WebApp:
         alone, on every route, as for an incident the case does not hold."""
         return seen_record(self.case, incident_id, self.withheld(user))
 
-    def elements_of(self, user: SignedIn, incident_id: str) -> IncidentMatrix:
-        """The element matrix of the crimes the incident's claims reach, from the claims
-        this user may see. Pattern signals wait for a pattern run (the patterns page)."""
+    def told(self, user: SignedIn, incident_id: str) -> tuple[list[Account], IncidentMatrix]:
+        """What is worked out from the claims this user may see: the narrative (as the case
+        file tells it) and the element matrix of the crimes the claims reach (pattern
+        signals wait for a pattern run: the patterns page)."""
         incident = seen_incident(self.case, incident_id, self.withheld(user))
         catalogue = load_catalogue()
-        return element_matrix(incident, catalogue, crimes_in_reach(incident, catalogue))
+        return accounts_of(incident), element_matrix(incident, catalogue,
+                                                  crimes_in_reach(incident, catalogue))
 
     def seen_then(self, user: SignedIn, incident_id: str, act: Callable[[], T]) -> T:
         """Do ``act`` on an incident only if this user may see it (else NotFound)."""
@@ -404,19 +407,19 @@ class WebApp:
     async def incident(self, request: Request, user: SignedIn) -> Response:
         incident_id = request.path_params["incident_id"]
 
-        def work() -> tuple[dict[str, Any], IncidentMatrix]:
+        def work() -> tuple[dict[str, Any], list[Account], IncidentMatrix]:
             record = self.seen(user, incident_id)
-            matrix = self.elements_of(user, record["id"])
+            told, matrix = self.told(user, record["id"])
             ids = sorted({int(s["item_id"]) for s in record.get("sources") or []
                           if s.get("item_id") is not None})
             with self.case.session() as session:
                 items = list(session.scalars(select(Item).where(Item.id.in_(ids))))
             log_view(self.case, "web: incident", [item_ref(i) for i in items],
                      {"incident": incident_id, "catalogue": matrix.catalogue})
-            return record, matrix
+            return record, told, matrix
 
         try:
-            record, matrix = await self.run(work, actor=user.user)
+            record, told, matrix = await self.run(work, actor=user.user)
         except NotFound:
             holder = await self.run(lambda: review.merged_into(self.case, incident_id))
             if holder is None:
@@ -425,6 +428,7 @@ class WebApp:
                                     f"{quote(incident_id, safe='')}", status_code=303)
         standing = review_of(record.get("analyst_decisions") or [])
         return self.page("incident.html", user=user, r=record, review=standing, matrix=matrix,
+                         told=told,
                          editable=EDITABLE,
                          moves=moves_open(standing, user.role, user.user),
                          statuses=shipped_workflow().statuses, grades=GRADES,

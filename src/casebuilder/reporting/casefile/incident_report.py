@@ -235,9 +235,33 @@ def key_facts(incident: Incident, profiles: SourceProfiles) -> Table:
                          "listed under Sources and Contradictions.", widths=(1.0, 3.6))
 
 
-def narrative(incident: Incident) -> list[Block]:
-    """One paragraph per report: who says what, in the report's own words, each cited."""
-    blocks: list[Block] = []
+@dataclass(frozen=True)
+class Said:
+    """One sentence of a report as the narrative tells it: who, as what kind of source, how
+    sure, with which verb, in which words, cited by which span."""
+
+    who: str
+    source_kind: str
+    evidentiality: str
+    verb: str
+    quote: str
+    span: Span
+
+
+@dataclass(frozen=True)
+class Account:
+    """One report's part of the narrative: its title, where and when it appeared, what it
+    says sentence by sentence."""
+
+    title: str
+    carrier: str
+    said: tuple[Said, ...]
+
+
+def accounts_of(incident: Incident) -> list[Account]:
+    """One account per report, in order of publication: who says what, in the report's own
+    words, each sentence cited. The case file and the web interface tell it the same way."""
+    out: list[Account] = []
     by_document: dict[int, list[ClaimRecord]] = {}
     for c in incident.claims:
         by_document.setdefault(c.document.item_id, []).append(c)
@@ -250,16 +274,25 @@ def narrative(incident: Incident) -> list[Block]:
         first = claims[0]
         carrier = ", ".join(x for x in (first.document.outlet, first.document.published_raw)
                             if x) or "undated"
-        parts: list[Inline] = [Strong(first.document.title or first.document.name),
-                               Text(f" ({carrier}). ")]
+        said = []
         for start in sorted(sentences):
-            group = sentences[start]
-            c = group[0]
-            verb = c.verb or "says"
+            c = sentences[start][0]
             who = c.attributed_to or "the report"
-            parts += [Text(f"{who[:1].upper()}{who[1:]} ({c.source_kind}, {c.evidentiality})"
-                           f" {verb}: “{_shorten(c.quote)}”"),
-                      Cite((span_of(c),)), Text(" ")]
+            said.append(Said(f"{who[:1].upper()}{who[1:]}", c.source_kind, c.evidentiality,
+                             c.verb or "says", _shorten(c.quote), span_of(c)))
+        out.append(Account(first.document.title or first.document.name, carrier,
+                           tuple(said)))
+    return out
+
+
+def narrative(incident: Incident) -> list[Block]:
+    """One paragraph per report: who says what, in the report's own words, each cited."""
+    blocks: list[Block] = []
+    for account in accounts_of(incident):
+        parts: list[Inline] = [Strong(account.title), Text(f" ({account.carrier}). ")]
+        for s in account.said:
+            parts += [Text(f"{s.who} ({s.source_kind}, {s.evidentiality}) {s.verb}: "
+                           f"“{s.quote}”"), Cite((s.span,)), Text(" ")]
         blocks.append(Paragraph(tuple(parts)))
     return blocks
 
