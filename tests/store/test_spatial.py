@@ -11,10 +11,10 @@ import pytest
 from sqlalchemy import insert, text
 
 from casebuilder.gazetteer.geo import distance_km
+from casebuilder.resolution.spatial import Near, has_postgis
 from casebuilder.resolution.stored import ListFilter, listed_in
 from casebuilder.store.database import ensure_schema, make_engine, session_factory, sqlite_url
 from casebuilder.store.schema import StoredIncident
-from casebuilder.store.spatial import Near, has_postgis
 
 CENTRES = [Near(48.7386, 37.5844, 15.0),   # Kramatorsk
            Near(50.45, 30.52, 120.0),      # Kyiv, wide

@@ -78,8 +78,8 @@ def incidents_command(
     from rich.table import Table
 
     from casebuilder.preservation.reads import log_view
+    from casebuilder.resolution.spatial import Near
     from casebuilder.resolution.stored import ListFilter, listed
-    from casebuilder.store.spatial import Near
 
     if context.invoked_subcommand is not None:
         return

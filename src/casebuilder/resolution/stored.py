@@ -47,9 +47,9 @@ from casebuilder.resolution.listing import incident_properties, listing_line
 from casebuilder.resolution.merge import Block, MergeCandidate, Parts, blocks_of
 from casebuilder.resolution.profiles import load_profiles
 from casebuilder.resolution.records import MentionRecord, load_mentions
+from casebuilder.resolution.spatial import Near, within
 from casebuilder.resolution.summary import Incident
 from casebuilder.store import schema
-from casebuilder.store.spatial import Near, within
 
 ROWS_PER_STATEMENT = 500  # rows per IN (...) list or insert: well inside every database's limits
 
@@ -576,7 +576,7 @@ class ListFilter:
     until: date | None = None
     category: str | None = None
     grade: str | None = None
-    near: Near | None = None  # within km of a point (store/spatial.py)
+    near: Near | None = None  # within km of a point (resolution/spatial.py)
 
 
 def listed(case: Case, chosen: ListFilter, *, whole: bool = False

@@ -364,7 +364,7 @@ class StoredIncident(Base):
     place: Mapped[str] = mapped_column(Text)  # place and region, lower case, for --place
     categories: Mapped[str] = mapped_column(Text)  # " explosive_attack killing "
     grade: Mapped[str] = mapped_column(String(20), index=True)
-    # the point a map draws it at, for "within km of" (store/spatial.py)
+    # the point a map draws it at, for "within km of" (resolution/spatial.py)
     lat: Mapped[float | None] = mapped_column(index=True)
     lon: Mapped[float | None] = mapped_column()
     reasons: Mapped[list[str]] = mapped_column(JSON)

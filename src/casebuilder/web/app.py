@@ -52,11 +52,11 @@ from casebuilder.resolution.decisions import (
     require_reason,
 )
 from casebuilder.resolution.duplicates import likely_duplicates
+from casebuilder.resolution.spatial import Near
 from casebuilder.resolution.stored import ListFilter
 from casebuilder.resolution.withholding import seen_incident, seen_lines, seen_record
 from casebuilder.resolution.workflow import moves_open, review_of, shipped_workflow
 from casebuilder.store.schema import CustodyEvent, Item
-from casebuilder.store.spatial import Near
 from casebuilder.web.analysis import Analysis
 from casebuilder.web.evidence import Evidence, routes_of
 from casebuilder.web.exports import Exports

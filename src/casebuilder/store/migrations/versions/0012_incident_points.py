@@ -29,7 +29,7 @@ def upgrade() -> None:
             "SELECT 1 FROM pg_available_extensions WHERE name = 'postgis'")).first()
         if available:
             # Creating an extension needs a privilege a team's role may lack: then the
-            # portable query is used (store/spatial.py), and nothing else changes.
+            # portable query is used (resolution/spatial.py), and nothing else changes.
             with bind.begin_nested() as attempt:
                 try:
                     bind.execute(sa.text("CREATE EXTENSION IF NOT EXISTS postgis"))

@@ -1,11 +1,12 @@
 """Which stored incidents lie within a distance of a point: PostGIS where the database has
 it, a portable query everywhere else, the same answer from both.
 
-Place in the flow: the store, used by the incident list (resolution/stored.py listed_in). The
-portable query narrows the rows to a box around the circle in SQL (on the indexed latitude),
-then keeps those whose great-circle distance is within it; PostGIS measures on the spheroid
-(ST_DWithin on geography), so the two can disagree on a point within metres of the edge, which
-a test allows for.
+Place in the flow: resolution, beside the stored incidents, whose list (resolution/stored.py
+listed_in) asks it for the condition on the store's table. The portable query narrows the
+rows to a box around the circle in SQL (on the indexed latitude), then keeps those whose
+great-circle distance is within it; PostGIS measures on the spheroid (ST_DWithin on
+geography), so the two can disagree on a point within metres of the edge, which a test
+allows for.
 """
 
 from __future__ import annotations
