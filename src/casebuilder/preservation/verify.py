@@ -1546,6 +1546,15 @@ def _check_current_runs(
 # -- analysts' decisions ---------------------------------------------------------------------------
 
 
+def _as_recorded(report: VerificationReport, subject: str, seq: int, entry: dict[str, Any],
+                 actor: str, at: str, fields: Iterable[tuple[str, Any, Any]]) -> None:
+    """A row against the entry that recorded it: each (what, stored, recorded) field, then who
+    and when."""
+    for what, stored, recorded in (*fields, ("actor", actor, entry.get("actor")),
+                                   ("time", at, entry.get("time"))):
+        _differs(report, subject, what, stored, recorded, seq)
+
+
 def _records_decision(entry: dict[str, Any]) -> bool:
     return _action(entry) in {"edit", "annotate"} and "decision" in _details(entry)
 
@@ -1566,15 +1575,11 @@ def _check_decisions(
             report.fail(subject, f"names log entry {seq}, which records no decision")
             continue
         details = _details(entry)
-        for what, stored, recorded in (
+        _as_recorded(report, subject, seq, entry, row.actor, row.at, (
             ("decision", row.action, details.get("decision")),
             ("incident", row.incident_id, details.get("incident")),
             ("payload", row.payload, details.get("payload")),
-            ("reason", row.reason, details.get("reason")),
-            ("actor", row.actor, entry.get("actor")),
-            ("time", row.at, entry.get("time")),
-        ):
-            _differs(report, subject, what, stored, recorded, seq)
+            ("reason", row.reason, details.get("reason"))))
     _check_one_row_per_entry(
         entries,
         _group(decisions, lambda d: d.entry_seq),
@@ -1642,15 +1647,11 @@ def _check_restrictions(
             continue
         details = _details(entry)
         named = [i.get("id") for i in entry.get("items") or [] if isinstance(i, dict)]
-        for what, stored, recorded in (
+        _as_recorded(report, subject, seq, entry, row.actor, row.at, (
             ("item", [row.item_id], named),
             ("restricted", row.restricted, details.get("restricted")),
             ("kind", row.kind, details.get("kind")),
-            ("reason", row.reason, details.get("reason")),
-            ("actor", row.actor, entry.get("actor")),
-            ("time", row.at, entry.get("time")),
-        ):
-            _differs(report, subject, what, stored, recorded, seq)
+            ("reason", row.reason, details.get("reason"))))
     _check_one_row_per_entry(
         entries,
         _group(restrictions, lambda r: r.entry_seq),
