@@ -9,7 +9,6 @@ incidents as the reader may see them (resolution/withholding.py).
 
 from __future__ import annotations
 
-from datetime import date
 from typing import TYPE_CHECKING
 
 from starlette.requests import Request
@@ -28,6 +27,7 @@ from casebuilder.preservation.verify import (
 )
 from casebuilder.resolution.profiles import load_profiles
 from casebuilder.resolution.withholding import seen_incidents
+from casebuilder.web.params import day_of
 
 if TYPE_CHECKING:
     from casebuilder.web.app import WebApp
@@ -41,7 +41,7 @@ class Analysis:
 
     async def patterns(self, request: Request, user: SignedIn) -> Response:
         query = request.query_params
-        selection = Selection(since=_day(query.get("since")), until=_day(query.get("until")),
+        selection = Selection(since=day_of(query.get("since")), until=day_of(query.get("until")),
                               region=query.get("region") or None,
                               category=query.get("category") or None,
                               perpetrator=query.get("perpetrator") or None,
@@ -75,10 +75,3 @@ class Analysis:
         report, logged = await self.web.run(work, actor=user.user)
         return self.web.page("verify.html", user=user, report=report, logged=logged,
                              counts=sorted(report.counts.items()))
-
-
-def _day(text: str | None) -> date | None:
-    try:
-        return date.fromisoformat(text) if text else None
-    except ValueError:
-        return None

@@ -15,7 +15,6 @@ import json
 import math
 import threading
 from collections.abc import Awaitable, Callable, Mapping
-from datetime import date
 from importlib import resources
 from pathlib import Path
 from typing import Any, TypeVar
@@ -52,7 +51,6 @@ from casebuilder.resolution.decisions import (
     require_reason,
 )
 from casebuilder.resolution.duplicates import likely_duplicates
-from casebuilder.resolution.spatial import Near
 from casebuilder.resolution.stored import ListFilter
 from casebuilder.resolution.withholding import seen_incident, seen_lines, seen_record
 from casebuilder.resolution.workflow import moves_open, review_of, shipped_workflow
@@ -69,6 +67,7 @@ from casebuilder.web.guard import (
     refused,
     same_token,
 )
+from casebuilder.web.params import day_of, near_of, number_of
 
 T = TypeVar("T")
 PAGE_SIZE = 200
@@ -297,10 +296,10 @@ class WebApp:
         """The incidents a list or a map shows for these filters, as this user may see them,
         in the order of first report, and how many the case holds for them."""
         chosen = ListFilter(place=query.get("place") or None,
-                            since=_day(query.get("since")), until=_day(query.get("until")),
+                            since=day_of(query.get("since")), until=day_of(query.get("until")),
                             category=query.get("category") or None,
                             grade=query.get("grade") or None,
-                            near=_near(query.get("near"), query.get("km")))
+                            near=near_of(query.get("near"), query.get("km")))
         words = (query.get("q") or "").strip().lower()
         status = query.get("status") or None
         assigned = (query.get("assigned") or "").strip().lower()
@@ -324,7 +323,7 @@ class WebApp:
         if sort not in SORTS:
             sort = "date"
         descending = query.get("order") == "desc"
-        page = max(1, _int(query.get("page"), 1))
+        page = max(1, number_of(query.get("page"), 1))
 
         def work() -> tuple[list[dict[str, Any]], int, int]:
             lines, total = self.selection(query, user)
@@ -516,8 +515,8 @@ class WebApp:
 
     async def item_text(self, request: Request, user: SignedIn) -> Response:
         item_id = int(request.path_params["item_id"])
-        start = _int(request.query_params.get("start"), -1)
-        end = _int(request.query_params.get("end"), -1)
+        start = number_of(request.query_params.get("start"), -1)
+        end = number_of(request.query_params.get("end"), -1)
 
         def work() -> tuple[Item, str, list[str]]:
             with self.case.session() as session:
@@ -589,24 +588,6 @@ def _field(form: Any, name: str) -> str:
 def _back_to(incident_id: str, done: str) -> Response:
     return RedirectResponse(f"/incidents/{quote(incident_id, safe='')}?done={quote(done)}",
                             status_code=303)
-
-
-def _day(text: str | None) -> date | None:
-    try:
-        return date.fromisoformat(text) if text else None
-    except ValueError:
-        return None
-
-
-def _near(point: str | None, km: str | None) -> Near | None:
-    return Near.parse(point, km) if point else None
-
-
-def _int(text: str | None, default: int) -> int:
-    try:
-        return int(text) if text else default
-    except ValueError:
-        return default
 
 
 def _filters(query: Mapping[str, str]) -> dict[str, str]:

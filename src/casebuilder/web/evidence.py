@@ -30,6 +30,7 @@ from casebuilder.preservation.text_search import Search, search_texts
 from casebuilder.store.schema import Derivation, Item, Origin
 from casebuilder.web import renditions
 from casebuilder.web.guard import permitted
+from casebuilder.web.params import number_of
 
 if TYPE_CHECKING:
     from casebuilder.web.app import WebApp
@@ -104,7 +105,7 @@ class Evidence:
         query = request.query_params
         name = (query.get("name") or "").strip().lower()
         media = (query.get("media") or "").strip().lower()
-        page = max(1, _int(query.get("page"), 1))
+        page = max(1, number_of(query.get("page"), 1))
 
         def work() -> tuple[list[dict[str, Any]], int]:
             withheld = self.web.withheld(user)
@@ -272,10 +273,3 @@ def routes_of(evidence: Evidence, guarded: Callable[[str, str, Callable[
         "reveal": ("POST", "/items/{item_id:int}/reveal",
                    g("reveal", "view_evidence", evidence.reveal)),
     }
-
-
-def _int(text: str | None, default: int) -> int:
-    try:
-        return int(text) if text else default
-    except ValueError:
-        return default

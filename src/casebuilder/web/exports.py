@@ -35,6 +35,7 @@ from casebuilder.reporting.casefile.making import (
 from casebuilder.reporting.charts import SvgCharts
 from casebuilder.reporting.maps import SvgMaps
 from casebuilder.store.schema import Origin
+from casebuilder.web.params import day_of
 
 if TYPE_CHECKING:
     from casebuilder.web.app import WebApp
@@ -91,8 +92,8 @@ class Exports:
         kind = str(form.get("kind") or "case")
         fmt = str(form.get("format") or "pdf")
         made_request = ReportRequest(kind, fmt, str(form.get("incident") or "") or None,
-                                     Selection(since=_day(form.get("since")),
-                                               until=_day(form.get("until")),
+                                     Selection(since=day_of(form.get("since")),
+                                               until=day_of(form.get("until")),
                                                region=str(form.get("region") or "") or None))
 
         reason = str(form.get("reason") or "")
@@ -123,10 +124,3 @@ class Exports:
         return FileResponse(out, media_type="application/zip", filename=out.name,
                             headers=DOWNLOAD_HEADERS,
                             background=BackgroundTask(shutil.rmtree, folder, True))
-
-
-def _day(value: object) -> date | None:
-    try:
-        return date.fromisoformat(str(value)) if value else None
-    except ValueError:
-        return None
