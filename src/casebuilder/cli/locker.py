@@ -146,17 +146,13 @@ def ingest_command(
 def _restriction_asked(kind: str | None, reason: str | None) -> tuple[str, str] | None:
     """The (kind, reason) an ingest is to restrict its files as, checked before anything is
     taken in, or None."""
-    from casebuilder.preservation.access import shipped_access
-    from casebuilder.preservation.restriction import RestrictionError
+    from casebuilder.preservation.restriction import RestrictionError, check_kind
 
     if kind is None:
         if reason:
             raise RestrictionError("--reason goes with --restricted KIND")
         return None
-    kinds = shipped_access().restricted
-    if kind not in kinds:
-        raise RestrictionError(f"no kind of restricted material {kind!r}; the kinds are "
-                               f"{', '.join(kinds)} (access.toml)")
+    check_kind(kind)
     if not (reason or "").strip():
         raise RestrictionError("--restricted needs --reason: why these files are restricted")
     return kind, str(reason)

@@ -41,11 +41,17 @@ class Restriction:
 
 def restrict_item(case: Case, item_id: int, kind: str, reason: str) -> Restriction:
     """Restrict one item (an original, or any item) as ``kind``, as ``case.actor``."""
+    check_kind(kind)
+    return _decide(case, item_id, True, kind, reason)
+
+
+def check_kind(kind: str) -> None:
+    """A restriction names a kind access.toml lists (checked before an ingest takes anything
+    in, as before a restriction is recorded)."""
     kinds = shipped_access().restricted
     if kind not in kinds:
         raise RestrictionError(f"no kind of restricted material {kind!r}; the kinds are "
                                f"{', '.join(kinds)} (access.toml)")
-    return _decide(case, item_id, True, kind, reason)
 
 
 def lift_restriction(case: Case, item_id: int, reason: str) -> Restriction:
