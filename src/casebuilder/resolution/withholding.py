@@ -48,8 +48,11 @@ def touched_incidents(session: Session, withheld: frozenset[int]) -> set[str]:
 
 
 def without(incident: Incident, withheld: frozenset[int]) -> Incident | None:
-    """The incident as its mentions from items not withheld make it; None when none is left."""
+    """The incident as its mentions from items not withheld make it (the incident itself when
+    none is withheld); None when none is left."""
     kept = [m for m in incident.mentions if m.document.item_id not in withheld]
+    if len(kept) == len(incident.mentions):
+        return incident
     if not kept:
         return None
     gone = {m.document.name for m in incident.mentions if m.document.item_id in withheld}
@@ -68,32 +71,27 @@ def seen_incidents(case: Case, withheld: frozenset[int]) -> list[Incident]:
     return [seen for seen in (without(i, withheld) for i in everything) if seen is not None]
 
 
-def seen_incident(case: Case, incident_id: str, withheld: frozenset[int]) -> Incident:
-    """One incident, with its claims, as the reader may see it (for what is worked out from
-    the claims, such as the element matrix); NotFound as :func:`seen_record`."""
-    incident = stored_incident(case, incident_id)
-    if not withheld:
-        return incident
-    seen = without(incident, withheld)
-    if seen is None:
-        raise NotFound(f"no incident {incident_id} in this case")
-    return seen
-
-
 def seen_record(case: Case, incident_id: str, withheld: frozenset[int]) -> dict[str, Any]:
     """One incident's record as the reader may see it; NotFound, as for an incident the case
-    does not hold, when it rests on withheld items alone."""
+    does not hold, when it rests on withheld items alone. Nothing withheld: the stored record,
+    without reading the incident's claims."""
     if not withheld:
         return stored_record(case, incident_id)
+    return seen_incident_and_record(case, incident_id, withheld)[1]
+
+
+def seen_incident_and_record(case: Case, incident_id: str, withheld: frozenset[int]
+                             ) -> tuple[Incident, dict[str, Any]]:
+    """One incident, with its claims, and its record, as the reader may see them, from one
+    read of the incident: the stored record where nothing of it is withheld, else the record
+    its other mentions make; NotFound as :func:`seen_record`."""
     incident = stored_incident(case, incident_id)
-    with case.session() as session:
-        touched = incident.id in touched_incidents(session, withheld)
-    if not touched:
-        return stored_record(case, incident.id)
-    seen = without(incident, withheld)
+    seen = without(incident, withheld) if withheld else incident
     if seen is None:
         raise NotFound(f"no incident {incident_id} in this case")
-    return incident_properties(seen)
+    if seen is incident:
+        return seen, stored_record(case, incident.id)
+    return seen, incident_properties(seen)
 
 
 def seen_lines(case: Case, chosen: ListFilter, withheld: frozenset[int]

@@ -52,7 +52,8 @@ from casebuilder.resolution.decisions import (
 )
 from casebuilder.resolution.duplicates import likely_duplicates
 from casebuilder.resolution.stored import ListFilter
-from casebuilder.resolution.withholding import seen_incident, seen_lines, seen_record
+from casebuilder.resolution.summary import Incident
+from casebuilder.resolution.withholding import seen_incident_and_record, seen_lines, seen_record
 from casebuilder.resolution.workflow import moves_open, review_of, shipped_workflow
 from casebuilder.store.schema import CustodyEvent, Item
 from casebuilder.web.analysis import Analysis
@@ -140,11 +141,11 @@ class WebApp:
         alone, on every route, as for an incident the case does not hold."""
         return seen_record(self.case, incident_id, self.withheld(user))
 
-    def told(self, user: SignedIn, incident_id: str) -> tuple[list[Account], IncidentMatrix]:
-        """What is worked out from the claims this user may see: the narrative (as the case
+    @staticmethod
+    def told(incident: Incident) -> tuple[list[Account], IncidentMatrix]:
+        """What is worked out from the claims a user may see: the narrative (as the case
         file tells it) and the element matrix of the crimes the claims reach (pattern
         signals wait for a pattern run: the patterns page)."""
-        incident = seen_incident(self.case, incident_id, self.withheld(user))
         catalogue = load_catalogue()
         return accounts_of(incident), element_matrix(incident, catalogue,
                                                   crimes_in_reach(incident, catalogue))
@@ -407,8 +408,9 @@ class WebApp:
         incident_id = request.path_params["incident_id"]
 
         def work() -> tuple[dict[str, Any], list[Account], IncidentMatrix]:
-            record = self.seen(user, incident_id)
-            told, matrix = self.told(user, record["id"])
+            incident, record = seen_incident_and_record(self.case, incident_id,
+                                                        self.withheld(user))
+            told, matrix = self.told(incident)
             ids = sorted({int(s["item_id"]) for s in record.get("sources") or []
                           if s.get("item_id") is not None})
             with self.case.session() as session:
