@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from sqlalchemy import select
+from sqlalchemy import func, select
 from sqlalchemy.orm import Session
 
 from casebuilder.preservation.canonical import json_digest
@@ -22,6 +22,15 @@ from casebuilder.store.schema import Derivation, Item, Origin
 
 def item_ref(item: Item, role: str | None = None) -> ItemRef:
     return ItemRef(item.id, item.sha256, item.sha512, item.size, role or item.kind)
+
+
+def first_names(session: Session, item_ids: Sequence[int] | None = None) -> dict[int, str]:
+    """The name each item was first received under, in the order names sort (an item
+    received twice has two), for the items named or all of them."""
+    query = select(Origin.item_id, func.min(Origin.name)).group_by(Origin.item_id)
+    if item_ids is not None:
+        query = query.where(Origin.item_id.in_(list(item_ids)))
+    return {item_id: name for item_id, name in session.execute(query)}
 
 
 def find_by_sha256(session: Session, sha256: str) -> Item | None:

@@ -12,11 +12,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 
 from casebuilder.preservation.case import Case
+from casebuilder.preservation.items import first_names
 from casebuilder.preservation.reads import text_of
-from casebuilder.store.schema import Item, Origin
+from casebuilder.store.schema import Item
 from casebuilder.store.text_search import START, STOP, text_index_for, words_of
 
 
@@ -45,9 +46,7 @@ def search_texts(case: Case, query: str, *, withheld: frozenset[int] = frozenset
     with case.engine.connect() as connection:
         hits, matching = index.search(connection, words, limit, withheld)
     with case.session() as session:
-        names = {i: n for i, n in session.execute(
-            select(Origin.item_id, func.min(Origin.name)).where(
-                Origin.item_id.in_([h.item_id for h in hits])).group_by(Origin.item_id))}
+        names = first_names(session, [h.item_id for h in hits])
     return Search(words, [Found(h.item_id, names.get(h.item_id, ""), _parts(h.snippet))
                           for h in hits], matching)
 
@@ -59,8 +58,11 @@ def bring_up_to_date(case: Case) -> int:
         index.prepare(connection)
         known = index.indexed(connection)
     with case.session() as session:
-        waiting = [i for i in session.scalars(select(Item).where(Item.kind == "original")
-                                              .order_by(Item.id)) if i.id not in known]
+        # ids first: a search on a case of many items reads only the few new ones whole
+        new = [i for i in session.scalars(select(Item.id).where(Item.kind == "original")
+                                          .order_by(Item.id)) if i not in known]
+        waiting = [item for start in range(0, len(new), 500) for item in session.scalars(
+            select(Item).where(Item.id.in_(new[start:start + 500])))]
         for item in waiting:
             session.expunge(item)
     # An item without a text is indexed empty, so that it is not looked at again each time.

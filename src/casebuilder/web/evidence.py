@@ -17,13 +17,13 @@ from collections.abc import Awaitable, Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import func, select
+from sqlalchemy import select
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, RedirectResponse, Response
 
 from casebuilder.errors import CasebuilderError, NotFound
 from casebuilder.preservation.accounts import SignedIn
-from casebuilder.preservation.items import item_ref
+from casebuilder.preservation.items import first_names, item_ref
 from casebuilder.preservation.reads import log_view, text_of
 from casebuilder.preservation.restriction import current_restrictions
 from casebuilder.preservation.text_search import Search, search_texts
@@ -110,11 +110,10 @@ class Evidence:
         def work() -> tuple[list[dict[str, Any]], int]:
             withheld = self.web.withheld(user)
             with self.web.case.session() as session:
-                first_names = {i: n for i, n in session.execute(
-                    select(Origin.item_id, func.min(Origin.name)).group_by(Origin.item_id))}
+                names = first_names(session)
                 restricted = ({i: r.kind for i, r in current_restrictions(session).items()}
                               if permitted(user.role, "view_restricted") else {})
-                rows = [{"id": i.id, "name": first_names.get(i.id) or "", "size": i.size,
+                rows = [{"id": i.id, "name": names.get(i.id) or "", "size": i.size,
                          "media_type": i.media_type or "", "format": i.format or "",
                          "sha256": i.sha256, "parse_status": i.parse_status,
                          "restricted": restricted.get(i.id)}

@@ -24,7 +24,7 @@ from starlette.responses import FileResponse, RedirectResponse, Response
 from casebuilder.analysis.patterns.records import Selection
 from casebuilder.errors import CasebuilderError
 from casebuilder.preservation.accounts import SignedIn
-from casebuilder.preservation.items import item_ref
+from casebuilder.preservation.items import first_names, item_ref
 from casebuilder.reporting.bundle import write_bundle
 from casebuilder.reporting.casefile.making import (
     Drawers,
@@ -34,7 +34,6 @@ from casebuilder.reporting.casefile.making import (
 )
 from casebuilder.reporting.charts import SvgCharts
 from casebuilder.reporting.maps import SvgMaps
-from casebuilder.store.schema import Origin
 from casebuilder.web.params import day_of
 
 if TYPE_CHECKING:
@@ -73,14 +72,13 @@ class Exports:
         def work() -> tuple[bytes, str]:
             item = self.web.evidence.item_for(user, item_id)
             with self.web.case.session() as session:
-                names = sorted(o.name for o in session.query(Origin).filter(
-                    Origin.item_id == item_id))
+                name = first_names(session, [item_id]).get(item_id) or f"item-{item_id}"
             data = self.web.evidence.bytes_of(item)
             with self.web.case.transaction() as tx:
                 tx.record("export", [item_ref(item)], {"what": "web: file download",
                                                        "bytes": len(data)})
             self.web.case.checkpoint()
-            return data, names[0] if names else f"item-{item_id}"
+            return data, name
 
         data, name = await self.web.run(work, actor=user.user)
         return Response(data, media_type="application/octet-stream", headers={
