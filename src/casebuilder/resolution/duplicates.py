@@ -17,19 +17,12 @@ from datetime import date
 from typing import Any
 
 from casebuilder.gazetteer.geo import distance_km
-from casebuilder.model.terms import GRADES
-from casebuilder.resolution.workflow import shipped_workflow
 
 #: How far apart two incidents may be and still be offered: kilometres and days.
 NEAR_KM = 25.0
 NEAR_DAYS = 3
 #: The weight of each closeness in the score (they add up to 1).
 WEIGHTS = {"place": 0.4, "time": 0.3, "words": 0.3}
-#: Words of a line that say nothing about which attack it is: grades, review statuses and
-#: the words of precision.
-PLAIN_WORDS = frozenset({*GRADES, *shipped_workflow().statuses, "none", "true", "false",
-                         "settlement", "city", "region", "country", "exact", "day", "month",
-                         "year"})
 
 
 @dataclass(frozen=True)
@@ -95,10 +88,10 @@ def _pair(a: Mapping[str, Any], b: Mapping[str, Any], gap: int) -> Pair | None:
 
 
 def _telling(line: Mapping[str, Any]) -> set[str]:
-    text = " ".join(str(v) for k, v in line.items()
-                    if k in {"categories", "weapon", "place", "admin1"} and v)
-    return {w for w in text.lower().replace(",", " ").replace("'", " ").split()
-            if w not in PLAIN_WORDS and not w.isdigit() and len(w) > 2}
+    """What happened and with what: the categories and the weapon's words. The place is
+    already in the score as a distance, so its name is not counted a second time."""
+    words = [*(line.get("categories") or []), *str(line.get("weapon") or "").lower().split()]
+    return {w for w in words if len(w) > 2}
 
 
 def _day(line: Mapping[str, Any]) -> date | None:
