@@ -87,13 +87,17 @@ class Evidence:
         self._revealed: set[tuple[str, int]] = set()
         self._pages: dict[tuple[str, int], bytes] = {}  # PDF page images made, by sha256
 
-    def item_for(self, user: SignedIn, item_id: int) -> Item:
-        """The item, or NotFound for one the case does not hold or this user may not see."""
+    def item_for(self, user: SignedIn, item_id: int,
+                 withheld: frozenset[int] | None = None) -> Item:
+        """The item, or NotFound for one the case does not hold or this user may not see
+        (``withheld``: what the caller already worked out is withheld from this user)."""
         with self.web.case.session() as session:
             item = session.get(Item, item_id)
             if item is not None:
                 session.expunge(item)
-        if item is None or item_id in self.web.withheld(user):
+        if withheld is None:
+            withheld = self.web.withheld(user)
+        if item is None or item_id in withheld:
             raise NotFound(f"no item {item_id} in this case")
         return item
 
@@ -137,8 +141,8 @@ class Evidence:
         item_id = int(request.path_params["item_id"])
 
         def work() -> Shown:
-            item = self.item_for(user, item_id)
             withheld = self.web.withheld(user)
+            item = self.item_for(user, item_id, withheld)
             with self.web.case.session() as session:
                 origins = [{"name": o.name, "relation": o.relation, "received": o.received_at,
                             "actor": o.actor, "source_path": o.source_path}
