@@ -12,7 +12,11 @@ import pytest
 
 from casebuilder.preservation.case import SECOND_DIGEST_ENV, Case, init_case
 
-pytest_plugins = ["tsa_authority"]
+pytest_plugins = ["tsa_authority", "suite_database", "suite_order"]
+
+ON_POSTGRES = Path(__file__).resolve().parent / "on_postgres"
+sys.path.insert(0, str(ON_POSTGRES))
+import postgres_cases  # noqa: E402  (in on_postgres/, put on the path just above)
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -34,6 +38,7 @@ def pytest_configure(config: pytest.Config) -> None:
         import compileall
 
         compileall.compile_dir(Path(__file__).resolve().parent.parent / "src", quiet=2)
+
 
 REPO = Path(__file__).resolve().parent.parent
 SHARED = REPO.parent / "shared"
@@ -65,6 +70,23 @@ def case(tmp_path: Path) -> Iterator[Case]:
         opened.close()
 
 
+#: What a command run by a test keeps of the test's environment (the rest of CASEBUILDER_*
+#: would make a test depend on the shell it was started from).
+PASSED_TO_COMMANDS = {"CASEBUILDER_CACHE", SECOND_DIGEST_ENV, *postgres_cases.PASSED_ON}
+
+
+def command_env(pythonpath: Path | None = None) -> dict[str, str]:
+    """The environment of a ``casebuilder`` process started by a test; ``pythonpath`` runs it
+    on another copy of the package (the suite's PostgreSQL set-up stays on the path)."""
+    env = {k: v for k, v in os.environ.items()
+           if not k.startswith("CASEBUILDER_") or k in PASSED_TO_COMMANDS}
+    if pythonpath is not None:
+        env["PYTHONPATH"] = os.pathsep.join(
+            [str(pythonpath)] + ([str(ON_POSTGRES)] if str(ON_POSTGRES) in
+                                 env.get("PYTHONPATH", "") else []))
+    return env
+
+
 def run_cli(
     *args: str | os.PathLike[str],
     home: Path | None = None,
@@ -76,9 +98,7 @@ def run_cli(
     if home is not None:
         command += ["--home", str(home)]
     command += [os.fspath(a) for a in args]
-    full_env = {k: v for k, v in os.environ.items()
-                if not k.startswith("CASEBUILDER_") or k in {"CASEBUILDER_CACHE",
-                                                             SECOND_DIGEST_ENV}}
+    full_env = command_env()
     full_env.update(env or {})
     return subprocess.run(
         command, capture_output=True, text=True, env=full_env, cwd=cwd, timeout=600, check=False

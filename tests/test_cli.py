@@ -19,7 +19,7 @@ def test_home_from_environment(tmp_path, dev_reports):
     home = tmp_path / "from-env"
     result = run_cli("ingest", dev_reports, env={"CASEBUILDER_HOME": str(home)}, cwd=tmp_path)
     assert result.returncode == 0, result.stderr
-    assert (home / "case.db").is_file()
+    assert (home / "config.toml").is_file()  # a case home was made there
     assert not (tmp_path / "casebuilder-data").exists()
     assert run_cli("verify", env={"CASEBUILDER_HOME": str(home)}).returncode == 0
 

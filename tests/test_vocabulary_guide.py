@@ -5,7 +5,6 @@ guide says. Data files alone change what is extracted; no code is touched."""
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
@@ -13,6 +12,8 @@ import sys
 from pathlib import Path
 
 import pytest
+
+from conftest import command_env
 
 REPO = Path(__file__).resolve().parent.parent
 GUIDE = REPO / "docs" / "vocabulary.md"
@@ -26,8 +27,11 @@ def guide_blocks() -> dict[str, tuple[str, str]]:
 
 
 def incident_of(package_root: Path, report: Path, tmp: Path, name: str) -> dict:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CASEBUILDER_")}
-    env.update(PYTHONPATH=str(package_root), CASEBUILDER_CACHE=str(tmp / f"cache-{name}"))
+    env = command_env(pythonpath=package_root)
+    if name != "before":
+        # Changed data would make its index the only one kept in the cache folder, so the
+        # changed package builds its own; the unchanged one reads the suite's (same digests).
+        env["CASEBUILDER_CACHE"] = str(tmp / f"cache-{name}")
     home = tmp / f"home-{name}"
     run = [sys.executable, "-m", "casebuilder", "--home", str(home)]
     done = subprocess.run([*run, "ingest", "--no-progress", str(report)], env=env,

@@ -12,7 +12,6 @@ import hashlib
 import os
 import random
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -20,7 +19,8 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+import insider
+from conftest import command_env, run_cli
 
 RUNS = int(os.environ.get("CASEBUILDER_KILL_RUNS", "3"))
 TEXTS = int(os.environ.get("CASEBUILDER_KILL_TEXTS", "80"))
@@ -58,8 +58,7 @@ def sha256(path: Path) -> str:
 
 
 def kill_ingest_at(home: Path, corpus: Path, after: float) -> int:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CASEBUILDER_")
-           or k == "CASEBUILDER_CACHE"}
+    env = command_env()
     proc = subprocess.Popen([sys.executable, "-m", "casebuilder", "--home", str(home), "ingest",
                              "--no-progress", str(corpus)], env=env,
                             stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
@@ -70,14 +69,15 @@ def kill_ingest_at(home: Path, corpus: Path, after: float) -> int:
 
 
 def case_state(home: Path) -> tuple[dict[str, int], list[int], int]:
-    db = sqlite3.connect(home / "case.db")
+    db = insider.connect(home)
     try:
         items = dict(db.execute("SELECT sha256, id FROM items WHERE kind = 'original'"))
         unextracted = [row[0] for row in db.execute(
             "SELECT id FROM items i WHERE kind = 'original' AND text_item_id IS NOT NULL "
             "AND NOT EXISTS (SELECT 1 FROM extraction_runs r WHERE r.item_id = i.id)")]
         runs_per_item = db.execute(
-            "SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM extraction_runs GROUP BY item_id)"
+            "SELECT MAX(n) FROM (SELECT COUNT(*) AS n FROM extraction_runs GROUP BY item_id) "
+            "AS runs"
         ).fetchone()[0] or 0
         return items, unextracted, runs_per_item
     finally:

@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 from contextlib import closing
 from importlib import resources
 from pathlib import Path
 from typing import Any
 
+import insider
 from casebuilder.cli.demo import sample_paths
 from conftest import run_cli
 
@@ -50,7 +50,7 @@ MentionExtractor.extract_by_section = hostile
 def stored(home: Path) -> dict[str, Any]:
     """The mentions and claims of the current runs (every column but ids) and the details of
     the extract entries of the custody log: what must not depend on how the texts were read."""
-    with closing(sqlite3.connect(home / "case.db")) as db:
+    with closing(insider.connect(home)) as db:
         mentions = db.execute(
             f"SELECT {', '.join('m.' + c for c in MENTION_COLUMNS)} FROM incident_mentions m "
             "JOIN extraction_runs r ON r.id = m.run_id WHERE r.current ORDER BY m.id").fetchall()

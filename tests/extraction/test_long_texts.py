@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+import insider
 from casebuilder.extraction import mentions as mentions_module
 from casebuilder.extraction import run as run_module
 from casebuilder.extraction.mentions import SourceText
@@ -188,14 +189,13 @@ def test_a_failed_extraction_is_recorded_and_exits_1_and_is_not_retried(
 
 
 def test_verify_catches_an_edited_extraction_failure(tmp_path, failing):
-    import sqlite3
 
     from casebuilder.preservation.case import open_case
     from casebuilder.preservation.verify import verify_case
 
     home = _case_with_two_texts(tmp_path)
     assert _extract(home).exit_code == 1
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         db.execute("UPDATE extraction_failures SET reason = 'nothing wrong'")
     case = open_case(home, environ={})
     try:

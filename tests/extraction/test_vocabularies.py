@@ -81,10 +81,11 @@ def test_source_profiles_load():
 def test_a_misspelt_key_stops_casebuilder_extract_naming_file_line_and_key(tmp_path):
     """The audit's case: a category whose ``triggers`` key is spelt ``trigers`` loaded with no
     triggers and no error. Now the command stops before reading anything."""
-    import os
     import shutil
     import subprocess
     import sys
+
+    from conftest import command_env
 
     repo = Path(__file__).resolve().parents[2]
     copy = tmp_path / "package"
@@ -95,9 +96,7 @@ def test_a_misspelt_key_stops_casebuilder_extract_naming_file_line_and_key(tmp_p
     line = next(n for n, row in enumerate(text.splitlines(), 1)
                 if row.startswith("triggers ="))
     categories.write_text(text.replace("\ntriggers =", "\ntrigers =", 1), encoding="utf-8")
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CASEBUILDER_")
-           or k == "CASEBUILDER_CACHE"}
-    env["PYTHONPATH"] = str(copy)
+    env = command_env(pythonpath=copy)
     report = tmp_path / "report.txt"
     report.write_text("A shell hit the market in Kherson, killing two.\n")
     home = tmp_path / "home"

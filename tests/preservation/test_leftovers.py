@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import run_cli
+from conftest import command_env, run_cli
 
 PAUSED = Path(__file__).with_name("paused_ingest.py")
 
@@ -36,9 +36,7 @@ class Paused:
 
     def __init__(self, tmp_path: Path, mode: str, *args: str | os.PathLike[str]) -> None:
         self.ready, self.go = tmp_path / f"{mode}.ready", tmp_path / f"{mode}.go"
-        env = {k: v for k, v in os.environ.items()
-               if not k.startswith("CASEBUILDER_") or k in {"CASEBUILDER_CACHE",
-                                                            "CASEBUILDER_SECOND_DIGEST"}}
+        env = command_env()
         self.process = subprocess.Popen(
             [sys.executable, str(PAUSED), mode, str(self.ready), str(self.go), "--",
              *map(str, args)], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
@@ -162,7 +160,8 @@ def test_an_object_nothing_accounts_for_fails_verify(tmp_path, home, small):
     later = tmp_path / "later.txt"
     later.write_text("A report that was taken in, then rolled back.\n")
     assert run_cli("ingest", "--no-extract", later, home=home).returncode == 0
-    for name in ("case.db", "case.db-wal", "case.db-shm"):
+    # (on the PostgreSQL test server, the home's database is the one its marker file names)
+    for name in ("case.db", "case.db-wal", "case.db-shm", "test-postgres-database"):
         (home / name).unlink(missing_ok=True)
         if (saved / name).exists():
             shutil.copy2(saved / name, home / name)

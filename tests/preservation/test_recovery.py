@@ -5,10 +5,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-import sqlite3
 
 import pytest
 
+import insider
 from casebuilder.errors import CustodyLogError, IntegrityError, NotFound
 from casebuilder.model.clock import format_utc
 from casebuilder.preservation.canonical import canonical_bytes
@@ -188,7 +188,7 @@ def cut_database_back(case, keep: int, *, drop_checkpoints: bool) -> None:
     the recorded log length back, so the file's tail looks like an interrupted command's."""
     raw = case.paths.log.read_bytes().splitlines(keepends=True)
     length = sum(len(line) for line in raw[:keep])
-    db = sqlite3.connect(case.paths.database)
+    db = insider.connect(case.paths.root)
     try:
         db.execute("DELETE FROM custody_events WHERE seq >= ?", (keep,))
         db.execute("UPDATE log_state SET tree_size = ?, byte_length = ?", (keep, length))

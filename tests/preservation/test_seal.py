@@ -5,12 +5,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import insider
 from casebuilder.errors import IntegrityError
 from casebuilder.preservation.merkle import Frontier, MerkleTree, leaf_hash
 from casebuilder.preservation.verify import verify_case
@@ -83,7 +83,7 @@ def test_a_seal_signed_with_another_key_is_caught(case, tmp_path):
 
 def test_a_time_column_edited_in_the_database_is_caught_and_never_carried_forward(case):
     annotate(case, "a")
-    db = sqlite3.connect(case.paths.database)
+    db = insider.connect(case.paths.root)
     db.execute("UPDATE custody_events SET time = '2031-01-01T00:00:00.000000Z' "
                "WHERE seq = (SELECT MAX(seq) FROM custody_events)")
     db.commit()
@@ -150,6 +150,8 @@ def test_verify_with_a_key_obtained_apart_from_the_case(case, tmp_path):
     assert "not the key given" in checked.stdout
 
 
+@pytest.mark.sqlite_only("deletes the case.db file; a server database that is gone is a "
+                        "connection error, tested with an unreachable URL below")
 def test_a_deleted_database_is_named_not_recreated(case):
     home = case.paths.root
     case.close()

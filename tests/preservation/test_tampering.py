@@ -10,13 +10,12 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import sqlite3
-import subprocess
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
+import insider
 from casebuilder.intake.ingest import ingest
 from casebuilder.preservation.case import init_case, open_case
 from casebuilder.preservation.sealing import seal_pending
@@ -61,19 +60,15 @@ def assert_caught(home: Path, *fragments: str) -> str:
 
 
 def object_path(home: Path, item_id: int) -> Path:
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         (sha,) = db.execute("SELECT sha256 FROM items WHERE id = ?", (item_id,)).fetchone()
     return home / "objects" / "sha256" / sha[:2] / sha[2:4] / sha
 
 
 def sqlite(home: Path, statement: str) -> None:
-    """Edit the database the way an insider would: with the sqlite3 command-line tool."""
-    tool = shutil.which("sqlite3")
-    if tool is not None:
-        subprocess.run([tool, str(home / "case.db"), statement], check=True)
-    else:  # the same statement through Python's sqlite3 module
-        with sqlite3.connect(home / "case.db") as db:
-            db.execute(statement)
+    """Edit the database the way an insider would: with its command-line tool (sqlite3, or
+    psql when the suite runs on PostgreSQL)."""
+    insider.run_tool(home, statement)
 
 
 def flip_byte(path: Path, offset: int = 0) -> Callable[[], None]:
@@ -111,7 +106,7 @@ def test_flipped_byte_in_a_stored_original(home):
 
 
 def test_hash_edited_in_a_database_row(home):
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         (sha512,) = db.execute("SELECT sha512 FROM items WHERE id = 3").fetchone()
     sqlite(home, "UPDATE items SET sha512 = '" + "0" * 128 + "' WHERE id = 3")
     assert_caught(home, "item 3", "sha512")
@@ -132,7 +127,7 @@ def test_a_pending_sha512_filled_in_by_hand(tmp_path, dev_reports):
 
 
 def test_sha256_edited_in_a_database_row(home):
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         (sha,) = db.execute("SELECT sha256 FROM items WHERE id = 4").fetchone()
     sqlite(home, "UPDATE items SET sha256 = '" + "ab" * 32 + "' WHERE id = 4")
     assert_caught(home, "item 4", "sha256")
@@ -249,12 +244,12 @@ def test_edited_checkpoint(home):
 
 
 def test_deleted_item_row(home):
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         row = db.execute("SELECT * FROM items WHERE id = 6").fetchone()
         columns = [d[0] for d in db.execute("SELECT * FROM items").description]
     sqlite(home, "DELETE FROM items WHERE id = 6")
     assert_caught(home, "item 6", "missing from the database")
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         db.execute(
             f"INSERT INTO items ({', '.join(columns)}) VALUES ({', '.join('?' for _ in columns)})",
             row,
@@ -263,7 +258,7 @@ def test_deleted_item_row(home):
 
 
 def test_edited_metadata_row(home):
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         item_id, metadata = db.execute(
             "SELECT id, metadata FROM items WHERE metadata IS NOT NULL AND format = 'html'"
         ).fetchone()
@@ -289,7 +284,7 @@ def test_every_failure_is_reported_not_just_the_first(home):
 
 
 def cell(home: Path, sql: str) -> object:
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         return db.execute(sql).fetchone()[0]
 
 
@@ -311,13 +306,13 @@ def edit_then_restore(home: Path, table: str, column: str, row_id: int, value: o
 
 
 def delete_then_restore(home: Path, table: str, row_id: int, *fragments: str) -> None:
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         row = db.execute(f"SELECT * FROM {table} WHERE id = ?", (row_id,)).fetchone()
         columns = [d[0] for d in db.execute(f"SELECT * FROM {table}").description]
     sqlite(home, f"DELETE FROM {table} WHERE id = {row_id}")
     assert_caught(home, *fragments)
     marks = ", ".join("?" for _ in columns)
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         db.execute(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", row)
     assert verify_in_process(home) == []
 

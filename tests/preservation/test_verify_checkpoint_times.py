@@ -14,12 +14,12 @@
 from __future__ import annotations
 
 import json
-import sqlite3
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 
+import insider
 from casebuilder.model.clock import format_utc
 from casebuilder.preservation.case import Case, init_case, open_case
 from casebuilder.preservation.checkpoint import read_checkpoint_lines, sign_checkpoint
@@ -53,12 +53,12 @@ def failures(home: Path, **kwargs) -> list[str]:
 
 
 def sql(home: Path, statement: str, *values: object) -> None:
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         db.execute(statement, values)
 
 
 def cell(home: Path, column: str, row_id: int) -> object:
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         return db.execute(f"SELECT {column} FROM checkpoints WHERE id = ?", (row_id,)).fetchone()[0]
 
 
@@ -104,7 +104,7 @@ def resign_last_checkpoint(case: Case, time: str) -> None:
                                 root=tree.root(last["tree_size"]), time=time)
     lines[-1] = signed.as_line()
     case.paths.checkpoints.write_text("".join(line + "\n" for line in lines))
-    with sqlite3.connect(case.paths.database) as db:
+    with insider.connect(case.paths.root) as db:
         db.execute("UPDATE checkpoints SET time = ?, signature = ?, record = ? "
                    "WHERE id = (SELECT max(id) FROM checkpoints)",
                    (signed.time, signed.signature, lines[-1]))

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 
+import insider
 from casebuilder.preservation.checkpoint import sign_checkpoint
 from casebuilder.preservation.verify import verify_case
 
@@ -49,7 +49,7 @@ def test_a_checkpoint_dated_before_the_one_before_it_is_reported(case):
                                 root=bytes.fromhex(last["root"]), time=earlier)
     lines[-1] = signed.as_line()
     case.paths.checkpoints.write_text("".join(line + "\n" for line in lines))
-    db = sqlite3.connect(case.paths.database)
+    db = insider.connect(case.paths.root)
     db.execute("UPDATE checkpoints SET time = ?, signature = ?, record = ? WHERE id = "
                "(SELECT MAX(id) FROM checkpoints)", (earlier, signed.signature, signed.as_line()))
     db.commit()

@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+import insider
 from casebuilder.errors import IntegrityError
 from casebuilder.intake.ingest import ingest
 from casebuilder.preservation.case import Case, open_case
@@ -128,7 +129,6 @@ def test_entries_of_a_command_that_died_before_its_checkpoint_are_a_note(case: C
 
 
 def test_entries_committed_by_hand_without_a_seal_are_a_failure(case: Case) -> None:
-    import sqlite3
 
     from casebuilder.preservation.canonical import canonical_bytes
     from casebuilder.preservation.merkle import leaf_hash
@@ -140,7 +140,7 @@ def test_entries_committed_by_hand_without_a_seal_are_a_failure(case: Case) -> N
                                   details={"note": "forged"}))
     with open(case.paths.log, "ab") as fh:
         fh.write(forged + b"\n")
-    db = sqlite3.connect(case.paths.database)
+    db = insider.connect(case.paths.root)
     db.execute("INSERT INTO custody_events (seq, leaf_hash, action, actor, time, entry) "
                "VALUES (?, ?, 'annotate', ?, ?, ?)",
                (last["seq"] + 1, leaf_hash(forged).hex(), last["actor"], last["time"],

@@ -14,7 +14,6 @@ from __future__ import annotations
 import dataclasses
 import json
 import shutil
-import sqlite3
 import threading
 import time
 from collections.abc import Iterator
@@ -24,6 +23,7 @@ from typing import Any
 
 import pytest
 
+import insider
 from casebuilder.extraction.run import extract_items
 from casebuilder.intake.ingest import ingest
 from casebuilder.preservation.case import Case, open_case
@@ -94,12 +94,12 @@ def assert_named(found: list[str], *fragments: str) -> None:
 
 
 def query(home: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    with closing(sqlite3.connect(home / "case.db")) as db:
+    with closing(insider.connect(home)) as db:
         return db.execute(sql, params).fetchall()
 
 
 def execute(home: Path, sql: str, *params: Any) -> None:
-    with closing(sqlite3.connect(home / "case.db")) as db, db:
+    with closing(insider.connect(home)) as db, db:
         db.execute(sql, params)
 
 
@@ -158,7 +158,7 @@ def test_an_extraction_run_moved_to_another_item_is_named(home):
 
 def test_an_extraction_run_no_longer_marked_current_is_named(home):
     run_id, item_id = run_of(home, "report.txt")
-    execute(home, "UPDATE extraction_runs SET current = 0 WHERE id = ?", run_id)
+    execute(home, "UPDATE extraction_runs SET current = FALSE WHERE id = ?", run_id)
     assert_named(failures(home), f"extraction run {run_id} of item {item_id}",
                  "is the latest logged run of the item", "not marked current")
 
@@ -374,7 +374,7 @@ def test_verify_finds_the_checkpoint_a_command_writes_while_it_waits(case):
 
 def test_verify_does_not_wait_when_the_unsigned_entry_differs_from_the_database(case):
     annotate_without_checkpoint(case)
-    with closing(sqlite3.connect(case.paths.database)) as db, db:
+    with closing(insider.connect(case.paths.root)) as db, db:
         db.execute("UPDATE custody_events SET entry = replace(entry, 'not yet signed', "
                    "'changed after') WHERE seq = (SELECT MAX(seq) FROM custody_events)")
     started = time.monotonic()

@@ -1,8 +1,8 @@
 """Derived rows an insider could edit: extraction results and analysts' decisions.
 
-Each test edits the case database with Python's sqlite3 module (as an insider would, bypassing
-casebuilder), checks that verification fails and names the problem, then undoes the edit and
-checks that verification passes again. The extraction checks recompute each run's results
+Each test edits the case database through its driver (tests/insider.py), as an insider would,
+bypassing casebuilder; checks that verification fails and names the problem, then undoes the
+edit and checks that verification passes again. The extraction checks recompute each run's results
 digest from the stored mentions and claims exactly as extraction/run.py computed it.
 """
 
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 from collections.abc import Callable
 from contextlib import closing
 from pathlib import Path
@@ -18,6 +17,7 @@ from typing import Any
 
 import pytest
 
+import insider
 from casebuilder.extraction.run import extract_items
 from casebuilder.intake.ingest import ingest
 from casebuilder.preservation.case import open_case
@@ -35,7 +35,7 @@ def pristine_records(dev_case_home, tmp_path_factory, extraction_tools) -> Path:
     shutil.copytree(dev_case_home, home)
     case = open_case(home, environ={})
     try:
-        with closing(sqlite3.connect(home / "case.db")) as db:
+        with closing(insider.connect(home)) as db:
             (item_id,) = db.execute(
                 "SELECT item_id FROM extraction_runs ORDER BY id LIMIT 1"
             ).fetchone()
@@ -78,7 +78,7 @@ def assert_named(home: Path, *fragments: str) -> list[str]:
 
 
 def query(home: Path, sql: str, *params: Any) -> list[tuple[Any, ...]]:
-    with closing(sqlite3.connect(home / "case.db")) as db:
+    with closing(insider.connect(home)) as db:
         return db.execute(sql, params).fetchall()
 
 
@@ -87,7 +87,7 @@ def set_cell(home: Path, table: str, column: str, row_id: int, value: Any) -> Un
     ((old,),) = query(home, f"SELECT {column} FROM {table} WHERE id = ?", row_id)
 
     def write(v: Any) -> None:
-        with closing(sqlite3.connect(home / "case.db")) as db, db:
+        with closing(insider.connect(home)) as db, db:
             db.execute(f"UPDATE {table} SET {column} = ? WHERE id = ?", (v, row_id))
 
     write(value)
@@ -96,7 +96,7 @@ def set_cell(home: Path, table: str, column: str, row_id: int, value: Any) -> Un
 
 def delete_rows(home: Path, table: str, where: str, *params: Any) -> Undo:
     """DELETE rows (sqlite3's default: no foreign-key enforcement); returns how to restore."""
-    with closing(sqlite3.connect(home / "case.db")) as db, db:
+    with closing(insider.connect(home)) as db, db:
         cursor = db.execute(f"SELECT * FROM {table} WHERE {where}", params)
         columns = [d[0] for d in cursor.description]
         rows = cursor.fetchall()
@@ -105,7 +105,7 @@ def delete_rows(home: Path, table: str, where: str, *params: Any) -> Undo:
 
     def undo() -> None:
         marks = ", ".join("?" for _ in columns)
-        with closing(sqlite3.connect(home / "case.db")) as db, db:
+        with closing(insider.connect(home)) as db, db:
             db.executemany(f"INSERT INTO {table} ({', '.join(columns)}) VALUES ({marks})", rows)
 
     return undo
@@ -202,21 +202,21 @@ def runs_of_twice_extracted_item(home: Path) -> tuple[int, int, int]:
     (old, _), (new, current) = query(
         home, "SELECT id, current FROM extraction_runs WHERE item_id = ? ORDER BY id", item_id
     )
-    assert current == 1
+    assert current  # 1 on SQLite, true on PostgreSQL
     return item_id, old, new
 
 
 def test_current_flag_cleared(home):
     _, _, new = runs_of_twice_extracted_item(home)
-    undo = set_cell(home, "extraction_runs", "current", new, 0)
+    undo = set_cell(home, "extraction_runs", "current", new, False)
     tampered_then_restored(home, undo, f"extraction run {new}",
                            "is the latest logged run of the item", "not marked current")
 
 
 def test_current_flag_moved_to_the_superseded_run(home):
     _, old, new = runs_of_twice_extracted_item(home)
-    undo_new = set_cell(home, "extraction_runs", "current", new, 0)
-    undo_old = set_cell(home, "extraction_runs", "current", old, 1)
+    undo_new = set_cell(home, "extraction_runs", "current", new, False)
+    undo_old = set_cell(home, "extraction_runs", "current", old, True)
     assert_named(home, f"extraction run {old}", "is marked current, but log entry",
                  "records a later run")
     undo_old()
@@ -300,7 +300,7 @@ def rewrite_entry(home: Path, seq: int, change: Callable[[dict[str, Any]], None]
         case.paths.log.write_bytes(data)
         tree = MerkleTree([leaf_hash(line) for line in lines])
         records = []
-        with closing(sqlite3.connect(home / "case.db")) as db, db:
+        with closing(insider.connect(home)) as db, db:
             db.execute("UPDATE custody_events SET entry = ?, leaf_hash = ? WHERE seq = ?",
                        (lines[seq].decode(), leaf_hash(lines[seq]).hex(), seq))
             db.execute("UPDATE log_state SET byte_length = ?", (len(data),))
@@ -334,7 +334,7 @@ def make_old_format_run(home: Path) -> tuple[int, int, int]:
         entry["details"]["results_sha256"] = digest
 
     rewrite_entry(home, seq, old)
-    with closing(sqlite3.connect(home / "case.db")) as db, db:
+    with closing(insider.connect(home)) as db, db:
         db.execute("UPDATE extraction_runs SET results_sha256 = ?, source_sha256 = NULL "
                    "WHERE id = ?", (digest, run_id))
     return claim_id, run_id, seq

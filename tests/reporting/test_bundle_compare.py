@@ -15,7 +15,6 @@ import base64
 import hashlib
 import json
 import shutil
-import sqlite3
 import subprocess
 import zipfile
 from collections.abc import Callable
@@ -27,6 +26,7 @@ from court_bundles import bagit_ok
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey
 
+import insider
 from casebuilder.intake.ingest import ingest
 from casebuilder.model.clock import format_utc, parse_utc
 from casebuilder.preservation.case import init_case, open_case
@@ -119,14 +119,15 @@ def rewrite_case(home: Path, *, shift: timedelta = timedelta(0), new_key: bool =
                             signature=base64.b64encode(key.sign(canonical(signed))).decode()))
     (home / "custody/checkpoints.jsonl").write_text(
         "".join(canonical(r).decode() + "\n" for r in records))
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         for seq, line in enumerate(lines):
             db.execute("UPDATE custody_events SET entry = ?, leaf_hash = ?, time = ? "
                        "WHERE seq = ?", (line.decode(), leaf_hash(line).hex(),
                                          entries[seq]["time"], seq))
         for table, column in TIMED_COLUMNS:
-            for row_id, value in db.execute(f"SELECT rowid, {column} FROM {table}").fetchall():
-                db.execute(f"UPDATE {table} SET {column} = ? WHERE rowid = ?",
+            by = db.row_key
+            for row_id, value in db.execute(f"SELECT {by}, {column} FROM {table}").fetchall():
+                db.execute(f"UPDATE {table} SET {column} = ? WHERE {by} = ?",
                            (moved(value), row_id))
         ids = [row[0] for row in db.execute("SELECT id FROM checkpoints ORDER BY id")]
         for row_id, record in zip(ids, records, strict=True):
@@ -207,7 +208,7 @@ def test_one_entry_rewritten_with_the_case_key(made, home):
 
 
 def test_an_item_the_bundle_holds_must_still_be_held_with_its_hashes(made, home):
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         db.execute("UPDATE items SET sha512 = ? WHERE id = 2", ("0" * 128,))
     code, output = verify_against(home, made["early"])
     assert code == 1, output

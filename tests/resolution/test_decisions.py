@@ -7,6 +7,7 @@ from pathlib import Path
 
 import pytest
 
+import insider
 from casebuilder.preservation.case import init_case
 from conftest import run_cli
 
@@ -94,9 +95,8 @@ def rewrite_keys(home: Path, *, move_date: bool = False) -> None:
     """What an upgrade with a new key formula leaves behind: every stored mention has a key no
     decision names (here written straight into the database); with ``move_date`` the mentions
     also changed date, so nothing can tell which of them a decision meant."""
-    import sqlite3
 
-    with sqlite3.connect(home / "case.db") as db:
+    with insider.connect(home) as db:
         db.execute("UPDATE incident_mentions SET key = 'm-v2-' || substr(key, 3, 14)")
         if move_date:
             db.execute("UPDATE incident_mentions SET date_start = '2024-02-20', "

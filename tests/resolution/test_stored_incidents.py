@@ -15,6 +15,7 @@ import shutil
 import pytest
 from sqlalchemy import func, select
 
+import insider
 from casebuilder.extraction.run import extract_items
 from casebuilder.intake.ingest import ingest
 from casebuilder.preservation.case import init_case, open_case
@@ -140,11 +141,10 @@ def test_one_incident_and_a_filtered_list_are_read_from_the_tables(decided_home)
 def test_tables_out_of_step_with_the_mentions_are_rebuilt_not_trusted(decided_home):
     """Rows of the stored incidents lost or edited apart from the mentions (a restored
     backup, a hand edit): the next reading rebuilds them, says why, and equals a fresh merge."""
-    import sqlite3
 
-    with sqlite3.connect(decided_home / "case.db") as db:
-        db.execute("DELETE FROM incident_members WHERE rowid IN "
-                   "(SELECT rowid FROM incident_members LIMIT 3)")
+    with insider.connect(decided_home) as db:
+        db.execute(f"DELETE FROM incident_members WHERE {db.row_key} IN "
+                   f"(SELECT {db.row_key} FROM incident_members LIMIT 3)")
     compare(decided_home)
     assert last_refresh(decided_home) == {**last_refresh(decided_home), "how": "rebuilt",
                                           "why": "stored members and current mentions differ"}

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
 from alembic.autogenerate import compare_metadata
 from alembic.migration import MigrationContext
 from sqlalchemy import inspect
@@ -31,6 +32,7 @@ def test_migrations_build_exactly_the_mapped_schema(tmp_path: Path):
     upgrade_db(engine)  # idempotent
 
 
+@pytest.mark.sqlite_only("WAL is a journal mode of SQLite files")
 def test_sqlite_runs_in_wal_mode(case):
     with case.engine.connect() as conn:
         mode = conn.exec_driver_sql("PRAGMA journal_mode").scalar()
