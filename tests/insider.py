@@ -13,15 +13,13 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-MARKER = "test-postgres-database"
+import postgres_cases  # tests/on_postgres, on the path the suite's conftest sets
 
 
 def server_url(home: Path) -> str | None:
     """The libpq URL of the home's database on the test server, or None for a SQLite home."""
-    if not (Path(home) / MARKER).exists():
+    if not (Path(home) / postgres_cases.MARKER).exists():
         return None
-    import postgres_cases
-
     # A copied home not yet opened is given its own database here, as casebuilder would.
     name = postgres_cases.home_database(Path(home), new=False)
     return postgres_cases.database_url(str(name)).replace("postgresql+psycopg://",
