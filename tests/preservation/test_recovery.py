@@ -16,7 +16,7 @@ from casebuilder.preservation.case import open_case
 from casebuilder.preservation.checkpoint import sign_checkpoint
 from casebuilder.preservation.merkle import MerkleTree
 from casebuilder.preservation.verify import verify_case
-from casebuilder.store.schema import CustodyEvent
+from casebuilder.store.schema import Checkpoint, CustodyEvent
 from conftest import run_cli
 
 
@@ -136,6 +136,61 @@ def test_a_genuine_checkpoint_left_by_a_crash_is_adopted(case):
     _append_checkpoint_then_crash(case)
     assert case.checkpoint().checkpoint is None  # adopted: nothing left to sign
     assert verify_case(case).ok
+
+
+KILLED_AFTER_CHECKPOINT_LINE = """
+import os, signal, sys
+from pathlib import Path
+from casebuilder.preservation import case as case_module
+from casebuilder.preservation.case import open_case
+
+real = case_module.append_checkpoint_line
+
+def dying(path, line):
+    # the signed line is in checkpoints.jsonl and fsynced; the row is never committed
+    real(path, line)
+    os.kill(os.getpid(), signal.SIGKILL)
+
+case_module.append_checkpoint_line = dying
+case = open_case(Path(sys.argv[1]), environ={})
+with case.transaction() as tx:
+    tx.record("annotate", details={"note": "signed in the file only"})
+case.checkpoint()
+"""
+
+
+def test_verify_straight_after_a_kill_between_checkpoint_line_and_row_passes(case):
+    """kill -9 after a command appended its checkpoint line, before the database row: the
+    first thing run next may be `verify` (no command has adopted the line yet). It must pass,
+    saying so, and the next command records the line; a forged extra line still fails."""
+    import subprocess
+    import sys
+
+    case.close()
+    done = subprocess.run([sys.executable, "-c", KILLED_AFTER_CHECKPOINT_LINE,
+                           str(case.paths.root)],
+                          capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == -9, done.stderr
+    again = open_case(case.paths.root, environ={})
+    try:
+        lines = again.paths.checkpoints.read_text().splitlines()
+        with again.session() as s:
+            assert s.query(Checkpoint).count() == len(lines) - 1
+        report = verify_case(again, settle_seconds=0)
+        assert report.ok, [str(f) for f in report.failures]
+        assert any("not yet in the database" in n for n in report.notes), report.notes
+        with again.transaction() as tx:  # the next command adopts the line
+            tx.record("view")
+        again.checkpoint()
+        with again.session() as s:
+            recorded = [row.record for row in s.query(Checkpoint).order_by(Checkpoint.id)]
+        assert recorded == again.paths.checkpoints.read_text().splitlines()
+        report = verify_case(again, settle_seconds=0)
+        assert report.ok and not any("not yet in the database" in n for n in report.notes)
+        plant_forged_checkpoint(again)  # one line more, but not signed by the case key
+        assert not verify_case(again, settle_seconds=0).ok
+    finally:
+        again.close()
 
 
 def test_a_forged_checkpoint_line_is_refused_until_recovered(case):

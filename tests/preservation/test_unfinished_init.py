@@ -19,7 +19,7 @@ from casebuilder.preservation.case import init_case, open_case
 from casebuilder.preservation.keys import create_signing_key
 from casebuilder.preservation.verify import verify_case
 from casebuilder.store.home import CasePaths
-from conftest import run_cli
+from conftest import command_env, run_cli
 
 
 def test_a_key_pair_left_by_a_stopped_init_is_cleared_and_named(tmp_path):
@@ -62,7 +62,7 @@ def test_init_killed_at_random_points_then_a_plain_command(tmp_path):
     assert run_cli("init", home=probe).returncode == 0
     whole = time.monotonic() - start
     rng = random.Random(11)
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CASEBUILDER_")}
+    env = command_env()  # the database of the rest of the run (see suite_database.py)
     for run in range(12):
         home = tmp_path / f"case-{run}"
         proc = subprocess.Popen([sys.executable, "-m", "casebuilder", "--home", str(home), "init"],
@@ -167,7 +167,7 @@ def _init_killed_before_its_checkpoint(home):
         "c.Case.checkpoint = lambda self: os.kill(os.getpid(), signal.SIGKILL)\n"
         "c.init_case(__import__('pathlib').Path(sys.argv[1]), environ={})\n"
     )
-    env = {k: v for k, v in os.environ.items() if not k.startswith("CASEBUILDER_")}
+    env = command_env()  # the database of the rest of the run (see suite_database.py)
     died = subprocess.run([sys.executable, "-c", script, str(home)], env=env)
     assert died.returncode == -signal.SIGKILL
     checkpoints = home / "custody" / "checkpoints.jsonl"
