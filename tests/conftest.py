@@ -81,9 +81,7 @@ def command_env(pythonpath: Path | None = None) -> dict[str, str]:
     env = {k: v for k, v in os.environ.items()
            if not k.startswith("CASEBUILDER_") or k in PASSED_TO_COMMANDS}
     if pythonpath is not None:
-        env["PYTHONPATH"] = os.pathsep.join(
-            [str(pythonpath)] + ([str(ON_POSTGRES)] if str(ON_POSTGRES) in
-                                 env.get("PYTHONPATH", "") else []))
+        env["PYTHONPATH"] = os.pathsep.join([str(pythonpath), str(ON_POSTGRES)])
     return env
 
 

@@ -56,14 +56,9 @@ def database_url(name: str) -> str:
 
 def _admin() -> Any:
     from sqlalchemy import create_engine
-
-    return create_engine(admin_url(), isolation_level="AUTOCOMMIT", poolclass=_null_pool())
-
-
-def _null_pool() -> Any:
     from sqlalchemy.pool import NullPool
 
-    return NullPool
+    return create_engine(admin_url(), isolation_level="AUTOCOMMIT", poolclass=NullPool)
 
 
 def _run(*statements: str) -> None:
@@ -81,12 +76,13 @@ def _run(*statements: str) -> None:
 def make_template() -> None:
     """The migrated schema every test case's database starts from (made once per run)."""
     from sqlalchemy import create_engine
+    from sqlalchemy.pool import NullPool
 
     from casebuilder.store.database import ensure_schema
 
     drop_all()
     _run(f'CREATE DATABASE "{TEMPLATE}"')
-    engine = create_engine(database_url(TEMPLATE), poolclass=_null_pool())
+    engine = create_engine(database_url(TEMPLATE), poolclass=NullPool)
     try:
         ensure_schema(engine)
     finally:

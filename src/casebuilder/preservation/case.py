@@ -40,6 +40,7 @@ from casebuilder.preservation.checkpoint import (
     SignedCheckpoint,
     Timestamper,
     append_checkpoint_line,
+    later_than,
     read_checkpoint_lines,
     rewrite_checkpoint_lines,
     sign_checkpoint,
@@ -478,7 +479,7 @@ class Case:
         for index, (text, cp) in enumerate(parsed):
             if cp is None:
                 reason = "not a checkpoint of this case signed with its key"
-            elif cp.tree_size <= last_size or cp.time < last_time:
+            elif not later_than(cp, last_size, last_time):
                 reason = (
                     f"signed with the case key but not later than the checkpoint before it "
                     f"({cp.tree_size} entries at {cp.time}, after {last_size} at "

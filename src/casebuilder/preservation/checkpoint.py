@@ -90,6 +90,13 @@ class SignedCheckpoint:
         return cls.from_record(record)
 
 
+def later_than(cp: SignedCheckpoint, tree_size: int, time: str) -> bool:
+    """Whether ``cp`` could have been signed after a checkpoint over ``tree_size`` entries at
+    ``time`` (a copy of an earlier one could not): what a checkpoint left unrecorded by a
+    killed command must be to be adopted, and for verify to let it wait for that."""
+    return cp.tree_size > tree_size and cp.time >= time
+
+
 def checkpoint_message(case_id: str, tree_size: int, root: str, time: str) -> bytes:
     return canonical_bytes(
         {

@@ -58,7 +58,7 @@ from casebuilder.model.claim_values import CLAIM_RECORD_FIELDS, MENTION_RECORD_F
 from casebuilder.model.clock import parse_utc
 from casebuilder.preservation.canonical import json_digest, parse_canonical
 from casebuilder.preservation.case import Case, running_lock_path
-from casebuilder.preservation.checkpoint import SignedCheckpoint, checkpoint_message
+from casebuilder.preservation.checkpoint import SignedCheckpoint, checkpoint_message, later_than
 from casebuilder.preservation.custody import case_lock, command_running
 from casebuilder.preservation.keys import (
     load_public_key,
@@ -640,8 +640,7 @@ def _unrecorded_last_line(file_lines: list[str], db_rows: list[Checkpoint]) -> b
         extra = SignedCheckpoint.from_line(file_lines[-1])
     except (CustodyLogError, ValueError, RecursionError):
         return False
-    return not db_rows or (extra.tree_size > db_rows[-1].tree_size
-                           and extra.time >= db_rows[-1].time)
+    return not db_rows or later_than(extra, db_rows[-1].tree_size, db_rows[-1].time)
 
 
 def _check_checkpoints(
