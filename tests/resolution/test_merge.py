@@ -330,3 +330,54 @@ def test_the_anchor_is_the_most_precisely_placed_member_before_the_earliest():
     hromada = replace(m("a-village", KRAMATORSK, day="2022-04-08", precision="district",
                         order="1"), uncertainty_km=12.0)
     assert Cluster(members=[hromada, town]).anchor is town
+
+
+@st.composite
+def pairs_to_compare(draw):
+    """Two mentions in every arrangement the rules tell apart: places from the same point to
+    tens of kilometres apart (many near the edges of a reach), each precision and kind, dates
+    by the event or by the report, shared or different categories, targets and tolls."""
+    def one(key: str, lat: float, lon: float) -> MergeCandidate:
+        precision = draw(st.sampled_from(["point", "district", "settlement", "region"]))
+        kind = {"point": "feature", "district": "city_district", "settlement": "settlement",
+                "region": "region"}[precision]
+        day = date(2022, 3, draw(st.integers(1, 3)))
+        days = draw(st.sampled_from([1, 1, 1, 3]))
+        when = PartialDate.range(day, date(2022, 3, day.day + days - 1)) if days > 1 \
+            else PartialDate.parse_iso(day.isoformat())
+        return MergeCandidate(
+            key=key, lat=lat, lon=lon, precision=precision,
+            uncertainty_km=draw(st.floats(0.5, 8.0)),
+            place_id=draw(st.sampled_from(["", "p1", "p2"])),
+            admin1=draw(st.sampled_from(["Kharkiv Oblast", "Sumy Oblast"])),
+            situation=draw(st.sampled_from([False, False, True])),
+            categories=frozenset(draw(st.sets(st.sampled_from(["killing", "destruction",
+                                                                "explosive_attack"])))),
+            when=draw(st.sampled_from([when, when, None])), basis=draw(st.sampled_from(
+                ["event", "event", "report", "situation"])),
+            reported=day, targets=frozenset(draw(st.sets(st.sampled_from(
+                ["hospital", "school", "residential building"]), max_size=1))),
+            tolls=frozenset(draw(st.sets(st.integers(1, 4), max_size=1))), label=key,
+            feature_kind=kind, order=key, occupation=draw(st.booleans()),
+            tally=draw(st.booleans()))
+
+    lat, lon = 49.99, 36.23
+    km_north = draw(st.floats(0.0, 40.0))
+    km_east = draw(st.one_of(st.just(0.0), st.floats(0.0, 40.0)))  # due north: the cheap test's edge
+    first = one("a", lat, lon)
+    second = one("b", lat + km_north / 111.2, lon + km_east / 71.5)
+    return first, second
+
+
+@settings(max_examples=600, deadline=None)
+@given(pairs_to_compare())
+def test_comparing_without_reasons_gives_the_same_answer(pair):
+    """merge() compares without writing out reasons and asks for them only when a mention
+    joins: both must agree on every pair, the cheap rejections from latitude included."""
+    from casebuilder.resolution.merge import Cluster, compatible
+
+    a, b = pair
+    for candidate, other in ((a, b), (b, a)):
+        quick, _ = compatible(candidate, Cluster(members=[other]), explain=False)
+        full, why = compatible(candidate, Cluster(members=[other]))
+        assert quick == full, why

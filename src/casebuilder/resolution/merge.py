@@ -33,14 +33,17 @@ a reason a person can check; ``casebuilder incident show`` prints them.
 
 from __future__ import annotations
 
+import gc
 import math
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from functools import cache, lru_cache
 
 from casebuilder.extraction.vocabulary import shipped_vocabulary
 from casebuilder.gazetteer import distance_km
+from casebuilder.gazetteer.geo import EARTH_RADIUS_KM
 from casebuilder.gazetteer.model import precision_rank
 from casebuilder.model.partial_date import PartialDate
 from casebuilder.resolution.profiles import merge_thresholds
@@ -139,7 +142,10 @@ def _steps(reach_km: float) -> int | None:
 #: looks under the coarse keys covering its own. Any two whose cells and days meet share a key,
 #: so nothing compatible is missed; a coarse key holds a few more incidents to compare, but a
 #: mention touches about six keys instead of the seventy-five of one key per cell and day.
-INDEX_CELLS = 3
+#: Four cells a side: a settlement's reach (12 km) spans five cells, which always fall in
+#: exactly two coarse rows and two coarse columns of four (with three, a third of them span
+#: three); a million synthetic mentions merged about a tenth faster than with three.
+INDEX_CELLS = 4
 INDEX_DAYS = 4
 INDEX_WEEKS = 4
 
@@ -156,40 +162,64 @@ def _near_cells(lat: float, lon: float, reach_km: float) -> Sequence[tuple[int, 
     return [(r, c) for r in rows for c in cols]
 
 
-def place_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
+def place_match(a: MergeCandidate, b: MergeCandidate, *, explain: bool = True
+                ) -> tuple[bool, str]:
+    """Whether the two places may be one attack's, and why (``explain=False``: the answer
+    alone, with "" or NEIGHBOURS for a reason, as merge() writes out only the reasons of
+    joins)."""
     if a.lat is None or b.lat is None or a.lon is None or b.lon is None:
         return False, "one of them has no place"
     if a.place_id and a.place_id == b.place_id:
         return True, "same place"
     if a.feature_kind == b.feature_kind == "settlement":
-        if not (a.place_id and b.place_id):
-            # a settlement placed by a dataset's coordinates, not the gazetteer: the same
-            # settlement when its point lies within the other's radius
-            km = distance_km((a.lat, a.lon), (b.lat, b.lon))
-            if km <= max(a.uncertainty_km, b.uncertainty_km):
-                return True, f"same settlement, {km:.1f} km apart"
+        edges = max(merge_thresholds().neighbours_km + a.uncertainty_km + b.uncertainty_km,
+                    a.uncertainty_km, b.uncertainty_km)
+        if not explain and _surely_farther(a, b, edges):
+            return False, ""  # neither of the two tests below can pass
+        km = distance_km((a.lat, a.lon), (b.lat, b.lon))
+        # a settlement placed by a dataset's coordinates, not the gazetteer: the same
+        # settlement when its point lies within the other's radius
+        if not (a.place_id and b.place_id) and km <= max(a.uncertainty_km, b.uncertainty_km):
+            return True, f"same settlement, {km:.1f} km apart" if explain else ""
         # a village is not inside the next town; but one attack on a village and its
         # neighbour, or a city and its suburb, is told at either (see neighbours_match)
-        gap = distance_km((a.lat, a.lon), (b.lat, b.lon)) - a.uncertainty_km - b.uncertainty_km
+        gap = km - a.uncertainty_km - b.uncertainty_km
         if gap <= merge_thresholds().neighbours_km:
-            return True, f"{NEIGHBOURS}, {max(gap, 0.0):.1f} km apart at their edges"
+            return True, (f"{NEIGHBOURS}, {max(gap, 0.0):.1f} km apart at their edges"
+                          if explain else NEIGHBOURS)
         return False, "two different settlements"
     coarse = {a.precision, b.precision} & {"region", "country"}
     if coarse:
         if a.precision == b.precision:
             return False, "two different regions"
         if a.admin1 and a.admin1 == b.admin1:
-            return True, f"{a.admin1} contains the other place"
+            return True, f"{a.admin1} contains the other place" if explain else ""
         return False, "the region does not contain the other place"
-    km = distance_km((a.lat, a.lon), (b.lat, b.lon))
     reach = max(a.reach_km if a.precision != "point" else 0.0,
                 b.reach_km if b.precision != "point" else 0.0, 1.0)
+    if not explain and _surely_farther(a, b, reach):
+        return False, ""
+    km = distance_km((a.lat, a.lon), (b.lat, b.lon))
     if km <= reach:
-        return True, f"{km:.1f} km apart, within {reach:.0f} km"
-    return False, f"{km:.1f} km apart"
+        return True, f"{km:.1f} km apart, within {reach:.0f} km" if explain else ""
+    return False, f"{km:.1f} km apart" if explain else ""
 
 
-def date_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
+#: Kilometres in a degree of latitude: two points are at least their difference in latitude
+#: times this apart (the great circle is never shorter than the meridian's arc), less a
+#: thousandth for rounding.
+_KM_PER_DEGREE_LATITUDE = EARTH_RADIUS_KM * math.pi / 180 * 0.999
+
+
+def _surely_farther(a: MergeCandidate, b: MergeCandidate, km: float) -> bool:
+    """Whether the two points are certainly more than ``km`` apart, from their latitudes
+    alone (most places the index shows a mention lie north or south of it)."""
+    assert a.lat is not None and b.lat is not None
+    return abs(a.lat - b.lat) * _KM_PER_DEGREE_LATITUDE > km
+
+
+def date_match(a: MergeCandidate, b: MergeCandidate, *, explain: bool = True
+               ) -> tuple[bool, str]:
     if a.situation and b.situation:
         if a.when is None or b.when is None or a.when.overlaps(b.when):
             return True, "both continuing at overlapping times"
@@ -205,26 +235,30 @@ def date_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
         gap = (reported_on - dated.when.start).days
         if 0 <= gap <= REPORT_SLACK_DAYS + dated.when.days - 1:
             return True, (f"reported {reported_on.isoformat()}, {gap} day(s) after "
-                          f"{dated.when.iso()}")
-        return False, f"reported {reported_on.isoformat()}, not just after {dated.when.iso()}"
+                          f"{dated.when.iso()}") if explain else ""
+        return False, (f"reported {reported_on.isoformat()}, not just after "
+                       f"{dated.when.iso()}") if explain else ""
     if a.when.overlaps(b.when):
+        if not explain:
+            return True, ""
         shared = "same day" if a.when.days == b.when.days == 1 and a.when == b.when \
             else "overlapping dates"
         return True, f"{shared} ({a.when.iso()} / {b.when.iso()})"
-    return False, f"different dates ({a.when.iso()} / {b.when.iso()})"
+    return False, f"different dates ({a.when.iso()} / {b.when.iso()})" if explain else ""
 
 
-def what_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
+def what_match(a: MergeCandidate, b: MergeCandidate, *, explain: bool = True
+               ) -> tuple[bool, str]:
     settings = setting_targets()
     specific_a, specific_b = a.targets - settings, b.targets - settings
     # A siege touches many objects; two attacks on different specific objects are two attacks.
     if specific_a and specific_b and not specific_a & specific_b and not (
             a.situation and b.situation):
-        return False, f"different targets ({', '.join(sorted(specific_a))} / " \
-                      f"{', '.join(sorted(specific_b))})"
+        return False, (f"different targets ({', '.join(sorted(specific_a))} / "
+                       f"{', '.join(sorted(specific_b))})") if explain else ""
     shared = a.categories & b.categories
     if shared:
-        return True, f"shared category {', '.join(sorted(shared))}"
+        return True, f"shared category {', '.join(sorted(shared))}" if explain else ""
     if a.occupation and b.occupation:
         # killings, torture and detention found after one retaking are told of in many ways
         return True, "crimes of the same occupation"
@@ -232,13 +266,16 @@ def what_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
         # "157 civilians have been killed" in a report that tells no harm of its own kind
         return True, "a tally of the continuing situation at the place"
     if specific_a & specific_b:
-        return True, f"same target ({', '.join(sorted(specific_a & specific_b))})"
+        return True, (f"same target ({', '.join(sorted(specific_a & specific_b))})"
+                      if explain else "")
     if a.tolls & b.tolls:
-        return True, f"same toll ({', '.join(map(str, sorted(a.tolls & b.tolls)))})"
+        return True, (f"same toll ({', '.join(map(str, sorted(a.tolls & b.tolls)))})"
+                      if explain else "")
     return False, "no shared category, target or toll"
 
 
-def neighbours_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
+def neighbours_match(a: MergeCandidate, b: MergeCandidate, *, explain: bool = True
+                     ) -> tuple[bool, str]:
     """Two neighbouring settlements are one attack's places only when the reports give the
     same single day and the same toll or the same specific target."""
     if a.when is None or b.when is None or a.when != b.when or a.when.days != 1 or \
@@ -246,46 +283,51 @@ def neighbours_match(a: MergeCandidate, b: MergeCandidate) -> tuple[bool, str]:
         return False, "neighbouring settlements on different or unstated days"
     settings = setting_targets()
     if a.tolls & b.tolls:
-        return True, f"same toll ({', '.join(map(str, sorted(a.tolls & b.tolls)))})"
+        return True, (f"same toll ({', '.join(map(str, sorted(a.tolls & b.tolls)))})"
+                      if explain else "")
     shared = (a.targets - settings) & (b.targets - settings)
     if shared:
-        return True, f"same target ({', '.join(sorted(shared))})"
+        return True, f"same target ({', '.join(sorted(shared))})" if explain else ""
     return False, "neighbouring settlements with no toll or target in common"
 
 
 def compatible(candidate: MergeCandidate, cluster: Cluster,
-               anchor: MergeCandidate | None = None) -> tuple[bool, str]:
+               anchor: MergeCandidate | None = None, *, explain: bool = True
+               ) -> tuple[bool, str]:
     """Whether a mention may join an incident, compared with the incident's most precise member
-    (or with ``anchor``, that member as it was before region-level mentions were placed)."""
+    (or with ``anchor``, that member as it was before region-level mentions were placed).
+    ``explain=False`` gives the same answer without writing out why (merge() asks for the
+    reasons of the joins alone: most comparisons are refusals, whose reasons nobody reads)."""
     if candidate.key in cluster.apart:
         return False, "kept apart by an analyst"
     anchor = anchor or cluster.anchor
     if candidate.situation != anchor.situation:
         return False, "one is a continuing situation, the other a single attack"
     # The date is tried first because it turns most candidates away cheaply (a city struck
-    # every day); a refusal's reason is never shown, and the reasons of a join keep their order.
+    # every day); the reasons of a join keep their order.
     # Two single attacks dated by their events on days apart: date_match's answer, without
     # writing out why.
     a, b = candidate.when, anchor.when
     if a is not None and b is not None and not candidate.situation and \
-            "report" not in (candidate.basis, anchor.basis) and (a.end < b.start or
-                                                                 b.end < a.start):
+            candidate.basis != "report" and anchor.basis != "report" and (
+                a.end < b.start or b.end < a.start):
         return False, "different dates"
-    dated, when = date_match(candidate, anchor)
+    dated, when = date_match(candidate, anchor, explain=explain)
     if not dated:
         return False, when
-    reasons = []
-    tests = [place_match, what_match]
-    for test in tests:
-        ok, why = test(candidate, anchor)
-        if not ok:
+    placed, where = place_match(candidate, anchor, explain=explain)
+    if not placed:
+        return False, where
+    shares, what = what_match(candidate, anchor, explain=explain)
+    if not shares:
+        return False, what
+    reasons = [where, when, what]
+    if where.startswith(NEIGHBOURS):
+        close, why = neighbours_match(candidate, anchor, explain=explain)
+        if not close:
             return False, why
         reasons.append(why)
-        if test is place_match:
-            reasons.append(when)
-            if why.startswith(NEIGHBOURS):
-                tests.append(neighbours_match)
-    return True, "; ".join(reasons)
+    return True, "; ".join(reasons) if explain else ""
 
 
 def _day_window(candidate: MergeCandidate, *, looking: bool = False
@@ -450,7 +492,29 @@ def merge(candidates: Sequence[MergeCandidate],
     merged; ``apart`` lists pairs an analyst split; both are respected before any rule.
     ``exhaustive`` compares every mention with every incident (for tests of the index).
     ``parts``, if given, learns which mentions met (see :class:`Parts`)."""
-    met = _Links()
+    with _no_cycle_collection():
+        return _merge(candidates, together, apart, exhaustive=exhaustive, parts=parts)
+
+
+@contextmanager
+def _no_cycle_collection() -> Iterator[None]:
+    """Python's cycle collector paused while merging. A merge makes millions of small objects
+    (incidents, index lists, reasons) and no reference cycles; each full collection walks every
+    object alive, so at a million mentions they took a third of the merge
+    (benchmarks/merge_at_scale.py). Reference counting still frees everything as usual."""
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        yield
+    finally:
+        if enabled:
+            gc.enable()
+
+
+def _merge(candidates: Sequence[MergeCandidate], together: Sequence[Sequence[str]],
+           apart: Sequence[tuple[str, str]], *, exhaustive: bool, parts: Parts | None
+           ) -> list[Cluster]:
+    met = _Links(active=parts is not None)
     by_key = {c.key: c for c in candidates}
     forced: dict[str, int] = {}
     clusters: list[Cluster] = []
@@ -494,10 +558,10 @@ def merge(candidates: Sequence[MergeCandidate],
                 n for n in index.near(option) if n < decided]
             _meet(met, nearby)
             for number in nearby:
-                ok, why = compatible(option, clusters[number])
-                if ok and number not in fitted:
+                if number not in fitted and compatible(option, clusters[number],
+                                                       explain=False)[0]:
                     fitted.add(number)
-                    fitting.append((number, why, option))
+                    fitting.append((number, compatible(option, clusters[number])[1], option))
         if len(fitting) == 1:
             number, why, option = fitting[0]
             if option is not candidate:
@@ -522,11 +586,9 @@ def merge(candidates: Sequence[MergeCandidate],
         nearby = range(settled) if exhaustive else [
             n for n in index.near(candidate) if n < settled]
         _meet(met, nearby)
-        fits = []
-        for number in nearby:
-            ok, why = compatible(candidate, clusters[number], anchors[number])
-            if ok:
-                fits.append((number, why))
+        fits = [(number, compatible(candidate, clusters[number], anchors[number])[1])
+                for number in nearby
+                if compatible(candidate, clusters[number], anchors[number], explain=False)[0]]
         if len(fits) == 1:
             _join(clusters, index, fits[0][0], candidate, fits[0][1], keep_apart, met)
         else:
@@ -539,11 +601,8 @@ def merge(candidates: Sequence[MergeCandidate],
             n for n in index.near(candidate) if n >= own]
         met.resume(candidate.key)
         _meet(met, nearby)
-        fits = []
-        for number in nearby:
-            ok, why = compatible(candidate, clusters[number])
-            if ok:
-                fits.append((number, why))
+        fits = [(number, compatible(candidate, clusters[number])[1]) for number in nearby
+                if compatible(candidate, clusters[number], explain=False)[0]]
         if len(fits) == 1:
             _join(clusters, index, fits[0][0], candidate, fits[0][1], keep_apart, met)
         else:
@@ -554,9 +613,11 @@ def merge(candidates: Sequence[MergeCandidate],
 
 
 class _Links:
-    """Which incidents of one merge met, by their numbers: the working form of Parts."""
+    """Which incidents of one merge met, by their numbers: the working form of Parts. Kept
+    only when ``active`` (a merge asked for its parts): it costs a tenth of the merge."""
 
-    def __init__(self) -> None:
+    def __init__(self, *, active: bool) -> None:
+        self.active = active
         self.parent: list[int] = []
         self.waiting: list[int] = []  # what the mention being placed met, until it is placed
         self.held: dict[str, list[int]] = {}
@@ -570,6 +631,8 @@ class _Links:
 
     def placed(self, number: int) -> None:
         """The mention just met ``self.waiting`` and is now in incident ``number``."""
+        if not self.active:
+            return
         while len(self.parent) <= number:
             self.parent.append(len(self.parent))
         root = self.root(number)
@@ -595,7 +658,8 @@ class _Links:
 
 
 def _meet(links: _Links, nearby: Iterable[int]) -> None:
-    links.waiting.extend(nearby)
+    if links.active:
+        links.waiting.extend(nearby)
 
 
 def _join_first_or_start(clusters: list[Cluster], index: MergeIndex, candidate: MergeCandidate,
@@ -605,8 +669,8 @@ def _join_first_or_start(clusters: list[Cluster], index: MergeIndex, candidate: 
     nearby = range(len(clusters)) if exhaustive else index.near(candidate)
     _meet(links, nearby)
     for number in nearby:
-        ok, why = compatible(candidate, clusters[number])
-        if ok:
+        if compatible(candidate, clusters[number], explain=False)[0]:
+            why = compatible(candidate, clusters[number])[1]
             _join(clusters, index, number, candidate, why, keep_apart, links)
             return
     _start(clusters, index, candidate, keep_apart, links)
