@@ -124,6 +124,14 @@ def extraction_tools():
 
 
 @pytest.fixture(scope="session")
+def suite_gazetteer(extraction_tools):
+    """The gazetteer of the run's extraction tools, kept where commands keep theirs
+    (CASEBUILDER_CACHE/gazetteer): loaded once per worker and built once per run, where a
+    folder of each test module's own made each worker build the index again (15 s a time)."""
+    return extraction_tools.gazetteer
+
+
+@pytest.fixture(scope="session")
 def dev_case_home(tmp_path_factory, dev_reports, extraction_tools) -> Path:
     """A case holding the development reports, ingested and extracted once per run.
     Tests that change it must copy it first (see ``dev_case_copy``)."""

@@ -7,12 +7,11 @@ points."""
 from __future__ import annotations
 
 import csv
-import os
 from pathlib import Path
 
 import pytest
 
-from casebuilder.gazetteer import Gazetteer, distance_km, load_gazetteer
+from casebuilder.gazetteer import Gazetteer, distance_km
 
 DATA = Path(__file__).parent / "data" / "free_text_places.tsv"
 WITHIN_KM = 10.0
@@ -20,8 +19,8 @@ TARGET = 0.95
 
 
 @pytest.fixture(scope="module")
-def gazetteer() -> Gazetteer:
-    return load_gazetteer(Path(os.environ["CASEBUILDER_CACHE"]) / "gazetteer")
+def gazetteer(suite_gazetteer: Gazetteer) -> Gazetteer:
+    return suite_gazetteer
 
 
 def _rows() -> list[dict[str, str]]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import json
+import os
 import statistics
 from collections import defaultdict
 from pathlib import Path
@@ -36,13 +37,14 @@ KHARKIV = (49.9935, 36.2304)
 
 
 @pytest.fixture(scope="session")
-def cache_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    return tmp_path_factory.mktemp("gazetteer-cache")
+def cache_dir() -> Path:
+    """The run's gazetteer cache, where the suite's gazetteer was read from (or built)."""
+    return Path(os.environ["CASEBUILDER_CACHE"]) / "gazetteer"
 
 
 @pytest.fixture(scope="session")
-def gazetteer(cache_dir: Path) -> Gazetteer:
-    return load_gazetteer(cache_dir)
+def gazetteer(suite_gazetteer: Gazetteer, cache_dir: Path) -> Gazetteer:
+    return suite_gazetteer
 
 
 # --- spelling variants ----------------------------------------------------------------------

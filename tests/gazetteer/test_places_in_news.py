@@ -3,19 +3,14 @@ namesake chosen by the tie-break on a dateline, a surname after a title. Texts a
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 
-from casebuilder.gazetteer import Gazetteer, distance_km, load_gazetteer
+from casebuilder.gazetteer import Gazetteer, distance_km
 
 
 @pytest.fixture(scope="module")
-def gazetteer(tmp_path_factory: pytest.TempPathFactory) -> Gazetteer:
-    import os
-
-    cache = os.environ.get("CASEBUILDER_CACHE")
-    return load_gazetteer(Path(cache) if cache else tmp_path_factory.mktemp("cache"))
+def gazetteer(suite_gazetteer: Gazetteer) -> Gazetteer:
+    return suite_gazetteer
 
 
 def placed(gazetteer: Gazetteer, text: str) -> list[tuple[str, str, str]]:

@@ -4,7 +4,6 @@ self-contained, well-formed and escapes what it is given, and points land where 
 from __future__ import annotations
 
 import json
-import os
 import re
 import time
 import xml.etree.ElementTree as ET
@@ -12,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from casebuilder.gazetteer import Gazetteer, load_gazetteer
+from casebuilder.gazetteer import Gazetteer
 from casebuilder.reporting.casefile.figures import MapPoint
 from casebuilder.reporting.maps import BASEMAP_FILE, BaseMapError, SvgMaps, load_basemap
 
@@ -21,8 +20,8 @@ KRAMATORSK = MapPoint(48.7389, 37.5844, "Kramatorsk", "inc-1", uncertainty_km=6.
 
 
 @pytest.fixture(scope="module")
-def gazetteer() -> Gazetteer:
-    return load_gazetteer(Path(os.environ["CASEBUILDER_CACHE"]))
+def gazetteer(suite_gazetteer: Gazetteer) -> Gazetteer:
+    return suite_gazetteer
 
 
 @pytest.fixture(scope="module")
