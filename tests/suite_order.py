@@ -3,7 +3,12 @@
 longest, keeping the order of the tests inside a file (so module fixtures are made once).
 With two workers stealing work, a long file started last would leave one worker idle at the
 end; started first, the short ones fill in around it. Order never changes what a test
-checks; a missing or unreadable file leaves the collected order."""
+checks; a missing or unreadable file leaves the collected order.
+
+A fresh clone (as CI runs) has no such file yet: it starts from ``tests/durations.json``, the
+durations of one whole run kept with the project (``python tests/suite_order.py`` copies the
+current ones there). Only the order depends on it, so a stale one costs a little time at
+most."""
 
 from __future__ import annotations
 
@@ -16,13 +21,17 @@ import pytest
 _taken: dict[str, float] = defaultdict(float)
 
 
+KEPT = Path(__file__).resolve().parent / "durations.json"
+
+
 def _durations(config: pytest.Config) -> Path:
     return Path(config.rootpath) / ".pytest_cache" / "casebuilder" / "durations.json"
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    path = _durations(config)
     try:
-        took = json.loads(_durations(config).read_text(encoding="utf-8"))
+        took = json.loads((path if path.is_file() else KEPT).read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return
     if not isinstance(took, dict):
@@ -51,3 +60,11 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
     known.update(_taken)
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(known, sort_keys=True, indent=0), encoding="utf-8")
+
+
+if __name__ == "__main__":  # keep the last run's durations with the project
+    last = Path(__file__).resolve().parent.parent / ".pytest_cache" / "casebuilder" / \
+        "durations.json"
+    took = json.loads(last.read_text(encoding="utf-8"))
+    KEPT.write_text(json.dumps({k: round(v, 1) for k, v in sorted(took.items())}, indent=0)
+                    + "\n", encoding="utf-8")
