@@ -1,8 +1,9 @@
 """`kill -9` at random moments of an ingest, then a plain rerun: nothing lost, nothing doubled,
 every stored text extracted exactly once, and the case verifies.
 
-The suite runs a few kills (``CASEBUILDER_KILL_RUNS``, default 2, one kill then three in a row, over 40 texts); the audit's
-full check is 20 over 200: ``CASEBUILDER_KILL_RUNS=20 CASEBUILDER_KILL_TEXTS=200 pytest
+The suite runs a few kills (``CASEBUILDER_KILL_RUNS``, default 2: one kill, then three in a
+row, over 40 texts); the audit's full check is 20 over 200:
+``CASEBUILDER_KILL_RUNS=20 CASEBUILDER_KILL_TEXTS=200 pytest
 tests/cli/test_kill_during_ingest.py``.
 """
 
