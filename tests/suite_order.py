@@ -22,10 +22,12 @@ _taken: dict[str, float] = defaultdict(float)
 
 
 KEPT = Path(__file__).resolve().parent / "durations.json"
+#: where each run keeps its durations, under the project's root
+RUN_DURATIONS = Path(".pytest_cache", "casebuilder", "durations.json")
 
 
 def _durations(config: pytest.Config) -> Path:
-    return Path(config.rootpath) / ".pytest_cache" / "casebuilder" / "durations.json"
+    return Path(config.rootpath) / RUN_DURATIONS
 
 
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
@@ -63,8 +65,6 @@ def pytest_sessionfinish(session: pytest.Session) -> None:
 
 
 if __name__ == "__main__":  # keep the last run's durations with the project
-    last = Path(__file__).resolve().parent.parent / ".pytest_cache" / "casebuilder" / \
-        "durations.json"
-    took = json.loads(last.read_text(encoding="utf-8"))
+    took = json.loads((KEPT.parent.parent / RUN_DURATIONS).read_text(encoding="utf-8"))
     KEPT.write_text(json.dumps({k: round(v, 1) for k, v in sorted(took.items())}, indent=0)
                     + "\n", encoding="utf-8")

@@ -43,7 +43,7 @@ def cache_dir() -> Path:
 
 
 @pytest.fixture(scope="session")
-def gazetteer(suite_gazetteer: Gazetteer, cache_dir: Path) -> Gazetteer:
+def gazetteer(suite_gazetteer: Gazetteer) -> Gazetteer:
     return suite_gazetteer
 
 
